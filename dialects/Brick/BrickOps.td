@@ -1,0 +1,284 @@
+#ifndef BRICK_OPS_TD
+#define BRICK_OPS_TD
+
+include "Brick/BrickDialect.td"
+include "Brick/BrickTypes.td"
+include "Brick/BrickAttrs.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+// Global memory, as the resource loads, stores and atomics read and write.
+def Brick_GlobalMemory : Resource<"::mlir::brick::GlobalMemory">;
+
+class Brick_Op<string mnemonic, list<Trait> traits = []> : Op<Brick_Dialect, mnemonic, traits>;
+
+// The type a pointer-like value loads: f32 for !brick.ptr<f32>, tensor<4xf32> for tensor<4x!brick.ptr<f32>>.
+class LoadedTypeOf<string ptr, string value>
+    : TypesMatchWith<"type of '" # value # "' is what '" # ptr # "' points to", ptr, value,
+                     "::mlir::brick::getPointeeTypeLike($_self)">;
+// An i1 (block) of the shape of a pointer-like value.
+class MaskTypeOf<string ptr, string mask>
+    : TypesMatchWith<"'" # mask # "' is i1 of the shape of '" # ptr # "'", ptr, mask,
+                     "::mlir::brick::getI1TypeLike($_self)">;
+
+//===----------------------------------------------------------------------===//
+// Program identity
+//===----------------------------------------------------------------------===//
+
+def Brick_ProgramIdOp : Brick_Op<"program_id", [Pure]> {
+  let summary = "Index of this program along a grid axis";
+  let description = [{
+    `brick.program_id 0` is the index of the running program along grid axis 0 (`x`); axes 1 and 2 are `y`, `z`.
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict";
+}
+
+def Brick_NumProgramsOp : Brick_Op<"num_programs", [Pure]> {
+  let summary = "Number of programs along a grid axis";
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Making and reshaping blocks
+//===----------------------------------------------------------------------===//
+
+def Brick_MakeRangeOp : Brick_Op<"make_range", [Pure]> {
+  let summary = "The block [start, end) of consecutive i32";
+  let description = [{
+    `brick.make_range 0, 128 : tensor<128xi32>` holds 0, 1, ..., 127. `end - start` is a power of two.
+  }];
+  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let results = (outs Brick_IntBlock:$result);
+  let assemblyFormat = "$start `,` $end attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Brick_SplatOp : Brick_Op<"splat", [Pure,
+    TypesMatchWith<"'src' is the element type of 'result'", "result", "src",
+                   "::mlir::getElementTypeOrSelf($_self)">]> {
+  let summary = "A block with every element equal to a scalar";
+  let arguments = (ins Brick_Scalar:$src);
+  let results = (outs Brick_Block:$result);
+  let assemblyFormat = "$src attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+def Brick_BroadcastOp : Brick_Op<"broadcast", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "Repeat a block along its dimensions of size 1";
+  let description = [{
+    `brick.broadcast %x : tensor<1x128xf32> -> tensor<64x128xf32>`: the ranks match and every dimension of the
+    source either equals the result's or is 1. (Rank changes are `expand_dims`; scalars use `splat`.)
+  }];
+  let arguments = (ins Brick_Block:$src);
+  let results = (outs Brick_Block:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Brick_ExpandDimsOp : Brick_Op<"expand_dims", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "Insert a dimension of size 1";
+  let description = [{
+    `brick.expand_dims %x {axis = 1 : i32} : tensor<128xi32> -> tensor<128x1xi32>`; NumPy's `x[:, None]`.
+  }];
+  let arguments = (ins Brick_Block:$src, I32Attr:$axis);
+  let results = (outs Brick_Block:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Brick_ReshapeOp : Brick_Op<"reshape", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "Reinterpret a block with another shape of the same number of elements (row-major)";
+  let arguments = (ins Brick_Block:$src);
+  let results = (outs Brick_Block:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Brick_TransOp : Brick_Op<"trans", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "Permute the dimensions of a block";
+  let description = [{
+    `brick.trans %x [1, 0] : tensor<16x32xf16> -> tensor<32x16xf16>`: result dimension `i` is source
+    dimension `order[i]`.
+  }];
+  let arguments = (ins Brick_Block:$src, DenseI32ArrayAttr:$order);
+  let results = (outs Brick_Block:$result);
+  let assemblyFormat = "$src $order attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Pointers and memory
+//===----------------------------------------------------------------------===//
+
+def Brick_AddPtrOp : Brick_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> {
+  let summary = "Advance pointers by a number of elements";
+  let description = [{
+    `brick.addptr %p, %off : tensor<128x!brick.ptr<f32>>, tensor<128xi32>` advances each pointer by `off`
+    elements (not bytes). Pointer and offset have the same shape.
+  }];
+  let arguments = (ins Brick_PtrLike:$ptr, Brick_IntLike:$offset);
+  let results = (outs Brick_PtrLike:$result);
+  let assemblyFormat = "$ptr `,` $offset attr-dict `:` type($ptr) `,` type($offset)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Brick_LoadOp : Brick_Op<"load", [AttrSizedOperandSegments,
+    LoadedTypeOf<"ptr", "result">,
+    TypesMatchWith<"'mask' is i1 of the shape of 'ptr'", "ptr", "mask",
+                   "::mlir::brick::getI1TypeLike($_self)", "($_op.getOperands().size() <= 1) || std::equal_to<>()">,
+    TypesMatchWith<"'other' has the type of 'result'", "ptr", "other",
+                   "::mlir::brick::getPointeeTypeLike($_self)", "($_op.getOperands().size() <= 2) || std::equal_to<>()">,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Load a block through a block of pointers, under a mask";
+  let description = [{
+    `brick.load %ptrs, %mask, %other : tensor<128x!brick.ptr<f32>>` reads each element whose mask is true;
+    where the mask is false nothing is read and the result is `other` (undefined when there is no `other`).
+    `other` needs a `mask`. `cache` and `evict` pass PTX cache hints; `volatile` forbids caching and removal.
+  }];
+  let arguments = (ins
+    Brick_PtrLike:$ptr,
+    Optional<Brick_BoolLike>:$mask,
+    Optional<Brick_Value>:$other,
+    DefaultValuedAttr<Brick_CacheModifier, "::mlir::brick::CacheModifier::none">:$cache,
+    DefaultValuedAttr<Brick_EvictionPolicy, "::mlir::brick::EvictionPolicy::normal">:$evict,
+    UnitAttr:$isVolatile);
+  let results = (outs Brick_Value:$result);
+  let assemblyFormat = [{
+    $ptr (`,` $mask^)? (`,` $other^)?
+    oilist(`cache` `=` $cache | `evict` `=` $evict | `volatile` $isVolatile)
+    attr-dict `:` type($ptr)
+  }];
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Brick_StoreOp : Brick_Op<"store", [
+    LoadedTypeOf<"ptr", "value">,
+    TypesMatchWith<"'mask' is i1 of the shape of 'ptr'", "ptr", "mask",
+                   "::mlir::brick::getI1TypeLike($_self)", "($_op.getOperands().size() <= 2) || std::equal_to<>()">,
+    MemoryEffects<[MemWrite<Brick_GlobalMemory>]>]> {
+  let summary = "Store a block through a block of pointers, under a mask";
+  let arguments = (ins
+    Brick_PtrLike:$ptr,
+    Brick_Value:$value,
+    Optional<Brick_BoolLike>:$mask,
+    DefaultValuedAttr<Brick_CacheModifier, "::mlir::brick::CacheModifier::none">:$cache,
+    DefaultValuedAttr<Brick_EvictionPolicy, "::mlir::brick::EvictionPolicy::normal">:$evict);
+  let assemblyFormat = [{
+    $ptr `,` $value (`,` $mask^)?
+    oilist(`cache` `=` $cache | `evict` `=` $evict)
+    attr-dict `:` type($ptr)
+  }];
+  let hasCanonicalizer = 1;
+}
+
+def Brick_AtomicRMWOp : Brick_Op<"atomic_rmw", [
+    LoadedTypeOf<"ptr", "val">, LoadedTypeOf<"ptr", "result">,
+    TypesMatchWith<"'mask' is i1 of the shape of 'ptr'", "ptr", "mask",
+                   "::mlir::brick::getI1TypeLike($_self)", "($_op.getOperands().size() <= 2) || std::equal_to<>()">,
+    MemoryEffects<[MemRead<Brick_GlobalMemory>, MemWrite<Brick_GlobalMemory>]>]> {
+  let summary = "Atomic read-modify-write of each element; returns the old values";
+  let arguments = (ins Brick_RMWOp:$rmw, Brick_MemSemantic:$sem, Brick_MemScope:$scope,
+                       Brick_PtrLike:$ptr, Brick_Value:$val, Optional<Brick_BoolLike>:$mask);
+  let results = (outs Brick_Value:$result);
+  let assemblyFormat = "$rmw `,` $sem `,` $scope `,` $ptr `,` $val (`,` $mask^)? attr-dict `:` type($ptr)";
+  let hasVerifier = 1;
+}
+
+def Brick_AtomicCASOp : Brick_Op<"atomic_cas", [
+    LoadedTypeOf<"ptr", "cmp">, LoadedTypeOf<"ptr", "val">, LoadedTypeOf<"ptr", "result">,
+    MemoryEffects<[MemRead<Brick_GlobalMemory>, MemWrite<Brick_GlobalMemory>]>]> {
+  let summary = "Atomic compare-and-swap of each element; returns the old values";
+  let arguments = (ins Brick_MemSemantic:$sem, Brick_MemScope:$scope,
+                       Brick_PtrLike:$ptr, Brick_Value:$cmp, Brick_Value:$val);
+  let results = (outs Brick_Value:$result);
+  let assemblyFormat = "$sem `,` $scope `,` $ptr `,` $cmp `,` $val attr-dict `:` type($ptr)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Compute
+//===----------------------------------------------------------------------===//
+
+def Brick_DotOp : Brick_Op<"dot", [Pure, AllTypesMatch<["c", "d"]>]> {
+  let summary = "Matrix product with accumulator: d = a * b + c";
+  let description = [{
+    `brick.dot %a, %b, %c : tensor<64x32xf16> * tensor<32x128xf16> -> tensor<64x128xf32>`.
+    `a` and `b` have the same element type (f16, bf16, f32 or i8); the accumulator is f32 (f16 for f16 inputs
+    also allowed) or i32 for i8. `inputPrecision` says how f32 inputs round (tf32 uses tensor cores);
+    `maxNumImpreciseAcc` bounds how many products an fp8 accumulation may add before rounding.
+  }];
+  let arguments = (ins Brick_Block:$a, Brick_Block:$b, Brick_Block:$c,
+                       DefaultValuedAttr<Brick_InputPrecision, "::mlir::brick::InputPrecision::ieee">:$inputPrecision,
+                       DefaultValuedAttr<I32Attr, "0">:$maxNumImpreciseAcc);
+  let results = (outs Brick_Block:$d);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c oilist(`inputPrecision` `=` $inputPrecision | `maxNumImpreciseAcc` `=` $maxNumImpreciseAcc)
+    attr-dict `:` type($a) `*` type($b) `->` type($d)
+  }];
+  let hasVerifier = 1;
+}
+
+def Brick_ReduceOp : Brick_Op<"reduce", [RecursiveMemoryEffects, SingleBlock]> {
+  let summary = "Reduce blocks along an axis with a combiner region";
+  let description = [{
+    Reduces N blocks of one shape together along `axis`; the combiner takes 2N scalars (the N accumulated
+    values, then the N new ones) and yields N with `brick.reduce.return`. Reducing a 1-D block gives scalars.
+    ```mlir
+    %m = brick.reduce(%x) axis = 0 : (tensor<128xf32>) -> f32 {
+    ^bb0(%a: f32, %b: f32):
+      %0 = arith.maxnumf %a, %b : f32
+      brick.reduce.return %0 : f32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Brick_Block>:$srcs, I32Attr:$axis);
+  let results = (outs Variadic<Brick_Value>:$results);
+  let regions = (region SizedRegion<1>:$combiner);
+  let assemblyFormat = "`(` $srcs `)` `axis` `=` $axis attr-dict `:` functional-type($srcs, $results) $combiner";
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The shape every result has: the sources' shape with `axis` removed (empty: scalars).
+    ::llvm::SmallVector<int64_t> getResultShape();
+  }];
+}
+
+def Brick_ReduceReturnOp : Brick_Op<"reduce.return", [Pure, Terminator, ReturnLike, HasParent<"ReduceOp">]> {
+  let summary = "Yield the combined values of a reduce combiner";
+  let arguments = (ins Variadic<Brick_Scalar>:$results);
+  let assemblyFormat = "$results attr-dict `:` type($results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Debugging
+//===----------------------------------------------------------------------===//
+
+def Brick_AssertOp : Brick_Op<"assert", [MemoryEffects<[MemWrite<Brick_GlobalMemory>]>]> {
+  let summary = "Trap, printing a message, when any element of a condition is false";
+  let arguments = (ins Brick_BoolLike:$condition, StrAttr:$message);
+  let assemblyFormat = "$condition `,` $message attr-dict `:` type($condition)";
+}
+
+def Brick_PrintOp : Brick_Op<"print", [MemoryEffects<[MemWrite<Brick_GlobalMemory>]>]> {
+  let summary = "Print a prefix and the elements of scalars or blocks from every program";
+  let arguments = (ins StrAttr:$prefix, UnitAttr:$hex, Variadic<Brick_Value>:$args);
+  let assemblyFormat = "$prefix (`hex` $hex^)? attr-dict ($args^ `:` type($args))?";
+}
+
+#endif // BRICK_OPS_TD

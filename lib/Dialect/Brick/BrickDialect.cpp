@@ -1,0 +1,75 @@
+//===- BrickDialect.cpp - Dialect registration, types and shared helpers ---===//
+
+#include "brick/Dialect/Brick/BrickDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::brick;
+
+#include "Brick/BrickDialect.cpp.inc"
+#include "Brick/BrickEnums.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "Brick/BrickTypes.cpp.inc"
+
+void BrickDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "Brick/BrickTypes.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "Brick/BrickOps.cpp.inc"
+      >();
+}
+
+Operation *BrickDialect::materializeConstant(OpBuilder &builder, Attribute value, Type type, Location loc) {
+  return arith::ConstantOp::materialize(builder, value, type, loc);
+}
+
+LogicalResult PointerType::verify(function_ref<InFlightDiagnostic()> emitError, Type pointeeType,
+                                  int addressSpace) {
+  if (!isa<IntegerType, FloatType, PointerType>(pointeeType))
+    return emitError() << "a brick pointer points to an integer, a float or a pointer, not " << pointeeType;
+  if (addressSpace < 0)
+    return emitError() << "address space must be non-negative, got " << addressSpace;
+  return success();
+}
+
+bool mlir::brick::isBlockShape(ArrayRef<int64_t> shape) {
+  return llvm::all_of(shape, [](int64_t d) { return d > 0 && llvm::isPowerOf2_64(d); });
+}
+
+Type mlir::brick::getTypeLike(Type like, Type elementType) {
+  if (auto tensor = dyn_cast<RankedTensorType>(like))
+    return RankedTensorType::get(tensor.getShape(), elementType, tensor.getEncoding());
+  return elementType;
+}
+
+Type mlir::brick::getPointeeTypeLike(Type ptrLike) {
+  // Anything that is not pointer-like maps to itself so that a parser resolving types through this never
+  // sees a null type; the operand's type constraint then reports the mistake.
+  auto pointer = dyn_cast<PointerType>(getElementTypeOrSelf(ptrLike));
+  if (!pointer)
+    return ptrLike;
+  return getTypeLike(ptrLike, pointer.getPointeeType());
+}
+
+Type mlir::brick::getI1TypeLike(Type type) { return getTypeLike(type, IntegerType::get(type.getContext(), 1)); }
+
+ArrayRef<int64_t> mlir::brick::getShapeOrEmpty(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.getShape();
+  return {};
+}
+
+std::string mlir::brick::typeToString(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}

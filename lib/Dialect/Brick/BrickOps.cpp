@@ -1,0 +1,265 @@
+//===- BrickOps.cpp - Verifiers and builders of the brick ops --------------===//
+//
+// Every message names the operands, shapes and types at fault, so that a DSL user reading it at their own
+// source line knows what to change.
+//
+//===----------------------------------------------------------------------===//
+
+#include "brick/Dialect/Brick/BrickDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::brick;
+
+#define GET_OP_CLASSES
+#include "Brick/BrickOps.cpp.inc"
+
+namespace {
+/// "[64, 128]": shapes as messages show them.
+std::string shapeToString(ArrayRef<int64_t> shape) {
+  std::string text = "[";
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(shape, os);
+  os << "]";
+  return text;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Making and reshaping blocks
+//===----------------------------------------------------------------------===//
+
+LogicalResult MakeRangeOp::verify() {
+  int64_t start = getStart(), end = getEnd();
+  if (end <= start)
+    return emitOpError() << "needs start < end, got [" << start << ", " << end << ")";
+  int64_t length = end - start;
+  if (!llvm::isPowerOf2_64(length))
+    return emitOpError() << "length end - start = " << length << " is not a power of two";
+  auto type = getType();
+  if (type.getRank() != 1 || type.getDimSize(0) != length || !type.getElementType().isInteger(32))
+    return emitOpError() << "result must be tensor<" << length << "xi32> for [" << start << ", " << end
+                         << "), got " << type;
+  return success();
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto srcType = getSrc().getType(), resultType = getType();
+  if (srcType.getRank() != resultType.getRank())
+    return emitOpError() << "source " << srcType << " and result " << resultType
+                         << " differ in rank; insert dimensions with expand_dims first";
+  for (auto [dim, sizes] : llvm::enumerate(llvm::zip(srcType.getShape(), resultType.getShape()))) {
+    auto [from, to] = sizes;
+    if (from != to && from != 1)
+      return emitOpError() << "cannot broadcast " << srcType << " to " << resultType << ": dimension " << dim
+                           << " is " << from << ", neither 1 nor " << to;
+  }
+  return success();
+}
+
+LogicalResult ExpandDimsOp::verify() {
+  auto srcType = getSrc().getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis > srcType.getRank())
+    return emitOpError() << "axis " << axis << " is out of range [0, " << srcType.getRank() << "] for "
+                         << srcType;
+  SmallVector<int64_t> expected(srcType.getShape());
+  expected.insert(expected.begin() + axis, 1);
+  if (getType().getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "inserting a unit dimension at axis " << axis << " of " << srcType
+                         << " gives shape " << shapeToString(expected) << ", but the result is " << getType();
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto srcType = getSrc().getType(), resultType = getType();
+  if (srcType.getNumElements() != resultType.getNumElements())
+    return emitOpError() << "cannot reshape " << srcType << " (" << srcType.getNumElements() << " elements) to "
+                         << resultType << " (" << resultType.getNumElements() << " elements)";
+  return success();
+}
+
+LogicalResult TransOp::verify() {
+  auto srcType = getSrc().getType();
+  ArrayRef<int32_t> order = getOrder();
+  int64_t rank = srcType.getRank();
+  SmallVector<bool> seen(rank, false);
+  if (static_cast<int64_t>(order.size()) != rank)
+    return emitOpError() << "order has " << order.size() << " entries but " << srcType << " has rank " << rank;
+  SmallVector<int64_t> expected;
+  for (int32_t dim : order) {
+    if (dim < 0 || dim >= rank || seen[dim])
+      return emitOpError() << "order [" << llvm::make_range(order.begin(), order.end())
+                           << "] is not a permutation of the " << rank << " dimensions of " << srcType;
+    seen[dim] = true;
+    expected.push_back(srcType.getDimSize(dim));
+  }
+  if (getType().getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "transposing " << srcType << " gives shape " << shapeToString(expected)
+                         << ", but the result is " << getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pointers and memory
+//===----------------------------------------------------------------------===//
+
+LogicalResult AddPtrOp::verify() {
+  Type ptrType = getPtr().getType(), offsetType = getOffset().getType();
+  if (getShapeOrEmpty(ptrType) != getShapeOrEmpty(offsetType) || isa<RankedTensorType>(ptrType) !=
+                                                                      isa<RankedTensorType>(offsetType))
+    return emitOpError() << "pointer " << ptrType << " and offset " << offsetType
+                         << " must have the same shape (splat or broadcast one of them)";
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  if (getOther() && !getMask())
+    return emitOpError() << "has an 'other' value but no mask; 'other' only fills masked-off elements";
+  return success();
+}
+
+void LoadOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getPtrMutable(), GlobalMemory::get());
+  // A volatile load must neither be removed nor merged with another: model it as writing memory too.
+  if (getIsVolatile())
+    effects.emplace_back(MemoryEffects::Write::get(), GlobalMemory::get());
+}
+
+namespace {
+/// Bit width of what a pointer-like value points to (0 when it points to a pointer).
+unsigned pointeeBitWidth(Type ptrLike) {
+  Type pointee = getElementTypeOrSelf(getPointeeTypeLike(ptrLike));
+  return pointee.isIntOrFloat() ? pointee.getIntOrFloatBitWidth() : 0;
+}
+} // namespace
+
+LogicalResult AtomicRMWOp::verify() {
+  Type pointee = getElementTypeOrSelf(getVal().getType());
+  unsigned width = pointeeBitWidth(getPtr().getType());
+  bool isFloatPointee = isa<FloatType>(pointee);
+  switch (getRmw()) {
+  case RMWOp::fadd:
+    if (!isFloatPointee)
+      return emitOpError() << "fadd needs floating-point elements, got " << pointee << "; use add for integers";
+    break;
+  case RMWOp::and_:
+  case RMWOp::or_:
+  case RMWOp::xor_:
+  case RMWOp::add:
+  case RMWOp::umax:
+  case RMWOp::umin:
+    if (isFloatPointee)
+      return emitOpError() << stringifyRMWOp(getRmw()) << " needs integer elements, got " << pointee
+                           << (getRmw() == RMWOp::add ? "; use fadd for floats" : "");
+    break;
+  case RMWOp::max:
+  case RMWOp::min:
+  case RMWOp::xchg:
+    break;
+  }
+  if (width != 16 && width != 32 && width != 64)
+    return emitOpError() << "atomics work on 16-, 32- or 64-bit elements, got " << pointee;
+  if (width == 16 && getRmw() != RMWOp::fadd)
+    return emitOpError() << "16-bit atomics support only fadd, got " << stringifyRMWOp(getRmw());
+  return success();
+}
+
+LogicalResult AtomicCASOp::verify() {
+  unsigned width = pointeeBitWidth(getPtr().getType());
+  if (width != 16 && width != 32 && width != 64)
+    return emitOpError() << "compare-and-swap works on 16-, 32- or 64-bit elements, got "
+                         << getElementTypeOrSelf(getVal().getType());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Compute
+//===----------------------------------------------------------------------===//
+
+LogicalResult DotOp::verify() {
+  auto aType = cast<RankedTensorType>(getA().getType());
+  auto bType = cast<RankedTensorType>(getB().getType());
+  auto cType = cast<RankedTensorType>(getC().getType());
+  if (aType.getRank() != 2 || bType.getRank() != 2 || cType.getRank() != 2)
+    return emitOpError() << "needs 2-D operands, got a: " << aType << ", b: " << bType << ", c: " << cType;
+  if (aType.getDimSize(1) != bType.getDimSize(0))
+    return emitOpError() << "inner dimensions differ: a is " << aType << " (K = " << aType.getDimSize(1)
+                         << ") but b is " << bType << " (K = " << bType.getDimSize(0) << ")";
+  if (cType.getDimSize(0) != aType.getDimSize(0) || cType.getDimSize(1) != bType.getDimSize(1))
+    return emitOpError() << "accumulator " << cType << " must be " << aType.getDimSize(0) << "x"
+                         << bType.getDimSize(1) << " for a: " << aType << " and b: " << bType;
+  Type aElt = aType.getElementType(), bElt = bType.getElementType(), cElt = cType.getElementType();
+  if (aElt != bElt)
+    return emitOpError() << "a and b must have the same element type, got " << aElt << " and " << bElt;
+  if (aElt.isInteger(8)) {
+    if (!cElt.isInteger(32))
+      return emitOpError() << "an i8 dot accumulates in i32, not " << cElt;
+  } else if (aElt.isF16() || aElt.isBF16() || aElt.isF32()) {
+    if (!cElt.isF32() && !(aElt.isF16() && cElt.isF16()))
+      return emitOpError() << "a " << aElt << " dot accumulates in f32" << (aElt.isF16() ? " or f16" : "")
+                           << ", not " << cElt;
+  } else {
+    return emitOpError() << "dot supports f16, bf16, f32 and i8 inputs, not " << aElt;
+  }
+  if (getInputPrecision() != InputPrecision::ieee && !aElt.isF32())
+    return emitOpError() << "inputPrecision = " << stringifyInputPrecision(getInputPrecision())
+                         << " applies to f32 inputs only, got " << aElt;
+  return success();
+}
+
+SmallVector<int64_t> ReduceOp::getResultShape() {
+  auto srcType = cast<RankedTensorType>(getSrcs().front().getType());
+  SmallVector<int64_t> shape(srcType.getShape());
+  shape.erase(shape.begin() + getAxis());
+  return shape;
+}
+
+LogicalResult ReduceOp::verifyRegions() {
+  if (getSrcs().empty())
+    return emitOpError() << "needs at least one block to reduce";
+  auto firstType = cast<RankedTensorType>(getSrcs().front().getType());
+  for (auto [i, src] : llvm::enumerate(getSrcs()))
+    if (cast<RankedTensorType>(src.getType()).getShape() != firstType.getShape())
+      return emitOpError() << "all reduced blocks must have one shape: operand 0 is " << firstType
+                           << " but operand " << i << " is " << src.getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= firstType.getRank())
+    return emitOpError() << "axis " << axis << " is out of range [0, " << firstType.getRank() << ") for "
+                         << firstType;
+  unsigned n = getSrcs().size();
+  if (getNumResults() != n)
+    return emitOpError() << "reduces " << n << " blocks but has " << getNumResults() << " results";
+  SmallVector<int64_t> shape = getResultShape();
+  for (unsigned i = 0; i < n; ++i) {
+    Type elementType = getElementTypeOrSelf(getSrcs()[i].getType());
+    Type expected = shape.empty() ? elementType : RankedTensorType::get(shape, elementType);
+    if (getResult(i).getType() != expected)
+      return emitOpError() << "result " << i << " must be " << expected << " (operand " << i << " reduced along axis "
+                           << axis << "), got " << getResult(i).getType();
+  }
+  Block &body = getCombiner().front();
+  if (body.getNumArguments() != 2 * n)
+    return emitOpError() << "combiner takes " << 2 * n << " scalars (accumulated values, then new ones), got "
+                         << body.getNumArguments();
+  for (unsigned i = 0; i < 2 * n; ++i) {
+    Type expected = getElementTypeOrSelf(getSrcs()[i % n].getType());
+    if (body.getArgument(i).getType() != expected)
+      return emitOpError() << "combiner argument " << i << " must be " << expected << ", got "
+                           << body.getArgument(i).getType();
+  }
+  auto ret = body.empty() ? ReduceReturnOp() : dyn_cast<ReduceReturnOp>(body.back());
+  if (!ret)
+    return emitOpError() << "combiner must end with brick.reduce.return";
+  if (ret.getResults().size() != n)
+    return ret.emitOpError() << "returns " << ret.getResults().size() << " values; the reduce combines " << n;
+  for (unsigned i = 0; i < n; ++i)
+    if (ret.getResults()[i].getType() != getElementTypeOrSelf(getSrcs()[i].getType()))
+      return ret.emitOpError() << "value " << i << " has type " << ret.getResults()[i].getType() << ", expected "
+                               << getElementTypeOrSelf(getSrcs()[i].getType());
+  return success();
+}
