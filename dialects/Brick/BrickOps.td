@@ -138,12 +138,15 @@ def Brick_AddPtrOp : Brick_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]
   let hasCanonicalizer = 1;
 }
 
+// Checks on optional operands test for their presence first: the generated code reads the operand's type.
 def Brick_LoadOp : Brick_Op<"load", [AttrSizedOperandSegments,
     LoadedTypeOf<"ptr", "result">,
     TypesMatchWith<"'mask' is i1 of the shape of 'ptr'", "ptr", "mask",
-                   "::mlir::brick::getI1TypeLike($_self)", "($_op.getOperands().size() <= 1) || std::equal_to<>()">,
+                   "::mlir::brick::getI1TypeLike($_self)",
+                   "!::llvm::cast<::mlir::brick::LoadOp>(&$_op).getMask() || std::equal_to<>()">,
     TypesMatchWith<"'other' has the type of 'result'", "ptr", "other",
-                   "::mlir::brick::getPointeeTypeLike($_self)", "($_op.getOperands().size() <= 2) || std::equal_to<>()">,
+                   "::mlir::brick::getPointeeTypeLike($_self)",
+                   "!::llvm::cast<::mlir::brick::LoadOp>(&$_op).getOther() || std::equal_to<>()">,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "Load a block through a block of pointers, under a mask";
   let description = [{

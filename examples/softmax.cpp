@@ -1,0 +1,17 @@
+//===- softmax.cpp - Builds the fused softmax and prints its brick IR ---------===//
+#include "softmax.h"
+
+#include <iostream>
+
+int main() {
+  using brick::Arg;
+  using brick::dyn;
+  Arg aligned = Arg::divisibleBy(16);
+  brick::BuildResult result = examples::softmax<brick::f32>().build({aligned, aligned, dyn, dyn, dyn, 1024});
+  if (!result) {
+    std::cerr << result.errors();
+    return 1;
+  }
+  std::cout << "// softmax (f32, BLOCK = 1024): brick IR\n" << result.ir();
+  return 0;
+}

@@ -1,0 +1,156 @@
+//===- Ops.h - The operations a Brick kernel is written with ----------------===//
+//
+// Free functions over handles, modelled on triton.language. Each takes the caller's source location as a
+// defaulted last argument; a misuse is reported there (see Kernel.h for how errors come back).
+//
+//===----------------------------------------------------------------------===//
+#ifndef BRICK_DSL_OPS_H
+#define BRICK_DSL_OPS_H
+
+#include "brick/DSL/Tensor.h"
+
+#include <functional>
+#include <string>
+
+namespace brick {
+
+//===--- Program identity and making blocks ----------------------------------===//
+
+/// Index of this program along grid axis 0, 1 or 2.
+Int program_id(int axis, Loc loc = Loc::current());
+/// Number of programs along grid axis 0, 1 or 2.
+Int num_programs(int axis, Loc loc = Loc::current());
+/// The i32 block start, start + 1, ..., end - 1; end - start must be a power of two.
+Tensor arange(int64_t start, int64_t end, Loc loc = Loc::current());
+/// A block of the given shape filled with `value` converted to `type`.
+Tensor full(std::vector<int64_t> shape, double value, DType type, Loc loc = Loc::current());
+Tensor zeros(std::vector<int64_t> shape, DType type, Loc loc = Loc::current());
+template <ElementTag T> Tensor full(std::vector<int64_t> shape, double value, Loc loc = Loc::current()) {
+  return full(std::move(shape), value, T::dtype, loc);
+}
+template <ElementTag T> Tensor zeros(std::vector<int64_t> shape, Loc loc = Loc::current()) {
+  return zeros(std::move(shape), T::dtype, loc);
+}
+/// Rounds-up integer division, (a + b - 1) / b.
+Tensor cdiv(const Operand &a, const Operand &b, Loc loc = Loc::current());
+
+//===--- Elementwise ------------------------------------------------------------===//
+
+/// `condition ? a : b` per element, after broadcasting all three.
+Tensor where(const Operand &condition, const Operand &a, const Operand &b, Loc loc = Loc::current());
+Tensor maximum(const Operand &a, const Operand &b, Loc loc = Loc::current());
+Tensor minimum(const Operand &a, const Operand &b, Loc loc = Loc::current());
+
+// Floating-point math (integers are an error: convert with .to<f32>() first); abs also takes integers.
+Tensor exp(const Tensor &x, Loc loc = Loc::current());
+Tensor exp2(const Tensor &x, Loc loc = Loc::current());
+Tensor log(const Tensor &x, Loc loc = Loc::current());
+Tensor log2(const Tensor &x, Loc loc = Loc::current());
+Tensor sqrt(const Tensor &x, Loc loc = Loc::current());
+Tensor rsqrt(const Tensor &x, Loc loc = Loc::current());
+Tensor abs(const Tensor &x, Loc loc = Loc::current());
+Tensor sin(const Tensor &x, Loc loc = Loc::current());
+Tensor cos(const Tensor &x, Loc loc = Loc::current());
+Tensor tanh(const Tensor &x, Loc loc = Loc::current());
+Tensor erf(const Tensor &x, Loc loc = Loc::current());
+Tensor floor(const Tensor &x, Loc loc = Loc::current());
+Tensor ceil(const Tensor &x, Loc loc = Loc::current());
+/// 1 / (1 + exp(-x)).
+Tensor sigmoid(const Tensor &x, Loc loc = Loc::current());
+
+//===--- Memory -----------------------------------------------------------------===//
+
+enum class Cache { None, CA, CG, CS, LU, CV, WB, WT };
+enum class Evict { Normal, First, Last };
+struct MemoryHints {
+  Cache cache = Cache::None;
+  Evict evict = Evict::Normal;
+  bool isVolatile = false;
+};
+
+/// Reads through a pointer or a block of pointers. Where `mask` (i1, broadcast to the pointers' shape) is
+/// false nothing is read and the element is `other` (converted to the element type), or undefined without it.
+Tensor load(const Tensor &pointers, Loc loc = Loc::current());
+Tensor load(const Tensor &pointers, const Operand &mask, Loc loc = Loc::current());
+Tensor load(const Tensor &pointers, const Operand &mask, const Operand &other, Loc loc = Loc::current());
+Tensor load(const Tensor &pointers, const Operand &mask, const Operand &other, MemoryHints hints,
+            Loc loc = Loc::current());
+/// Writes `value` (broadcast to the pointers' shape, converted to the element type) where `mask` is true.
+void store(const Tensor &pointers, const Operand &value, Loc loc = Loc::current());
+void store(const Tensor &pointers, const Operand &value, const Operand &mask, Loc loc = Loc::current());
+void store(const Tensor &pointers, const Operand &value, const Operand &mask, MemoryHints hints,
+           Loc loc = Loc::current());
+
+enum class Atomic { Add, Max, Min, And, Or, Xor, Exchange };
+enum class MemoryOrder { Relaxed, Acquire, Release, AcqRel };
+enum class Scope { GPU, CTA, System };
+struct AtomicOptions {
+  MemoryOrder order = MemoryOrder::AcqRel;
+  Scope scope = Scope::GPU;
+};
+/// Atomically combines `value` into each element where `mask` is true; returns the old elements.
+Tensor atomic(Atomic op, const Tensor &pointers, const Operand &value, Loc loc = Loc::current());
+Tensor atomic(Atomic op, const Tensor &pointers, const Operand &value, const Operand &mask,
+              AtomicOptions options = {}, Loc loc = Loc::current());
+Tensor atomic_add(const Tensor &pointers, const Operand &value, Loc loc = Loc::current());
+Tensor atomic_add(const Tensor &pointers, const Operand &value, const Operand &mask, Loc loc = Loc::current());
+/// Where an element equals `compare`, replaces it with `value`; returns the old elements.
+Tensor atomic_cas(const Tensor &pointers, const Operand &compare, const Operand &value,
+                  AtomicOptions options = {}, Loc loc = Loc::current());
+
+//===--- Reductions and dot -------------------------------------------------------===//
+
+/// Reductions along `axis`; reducing a 1-D block gives a scalar.
+Tensor sum(const Tensor &x, int axis, Loc loc = Loc::current());
+Tensor max(const Tensor &x, int axis, Loc loc = Loc::current());
+Tensor min(const Tensor &x, int axis, Loc loc = Loc::current());
+/// Index (i32) of the largest / smallest element along `axis`; the first one on ties.
+Tensor argmax(const Tensor &x, int axis, Loc loc = Loc::current());
+Tensor argmin(const Tensor &x, int axis, Loc loc = Loc::current());
+/// Reduces with a combiner over two scalars of x's element type; it must be associative and commutative.
+Tensor reduce(const Tensor &x, int axis, const std::function<Tensor(Tensor, Tensor)> &combine,
+              Loc loc = Loc::current());
+
+enum class Precision { IEEE, TF32, TF32x3 };
+/// Matrix product a[M, K] * b[K, N] (+ acc[M, N]). f16/bf16/f32 accumulate in f32, i8 in i32. f32 inputs
+/// round to tf32 on tensor cores unless `precision` says otherwise (as in Triton).
+Tensor dot(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+Tensor dot(const Tensor &a, const Tensor &b, const Tensor &acc, Loc loc = Loc::current());
+Tensor dot(const Tensor &a, const Tensor &b, const Tensor &acc, Precision precision, Loc loc = Loc::current());
+
+//===--- Control flow -------------------------------------------------------------===//
+
+/// The handles a loop or branch may reassign: `carry(acc, a_ptrs)`. Inside the body they hold the current
+/// iteration's values; after it, the final ones. A handle reassigned in a body but not carried must not be
+/// used after it.
+class Carry {
+public:
+  Carry() = default;
+  template <std::derived_from<Tensor>... H> explicit Carry(H &...handles) : handles_{&handles...} {}
+  const std::vector<Tensor *> &handles() const { return handles_; }
+
+private:
+  std::vector<Tensor *> handles_;
+};
+template <std::derived_from<Tensor>... H> Carry carry(H &...handles) { return Carry(handles...); }
+
+/// for (i = begin; i < end; i += step) body(i), with the carried handles as loop-carried values (scf.for).
+void for_range(const Operand &begin, const Operand &end, const Operand &step, const Carry &carried,
+               const std::function<void(Int)> &body, Loc loc = Loc::current());
+void for_range(const Operand &begin, const Operand &end, const Operand &step,
+               const std::function<void(Int)> &body, Loc loc = Loc::current());
+/// if (condition) then(); else otherwise(); a carried handle gets the value of the branch taken (scf.if).
+void if_(const Operand &condition, const Carry &carried, const std::function<void()> &then,
+         const std::function<void()> &otherwise = {}, Loc loc = Loc::current());
+void if_(const Operand &condition, const std::function<void()> &then, Loc loc = Loc::current());
+
+//===--- Debugging ------------------------------------------------------------------===//
+
+/// Traps with `message` when any element of `condition` is false.
+void device_assert(const Operand &condition, const std::string &message, Loc loc = Loc::current());
+/// Prints `prefix` and the values from every program.
+void device_print(const std::string &prefix, const std::vector<Tensor> &values, Loc loc = Loc::current());
+
+} // namespace brick
+
+#endif // BRICK_DSL_OPS_H

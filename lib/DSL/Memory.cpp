@@ -1,0 +1,215 @@
+//===- Memory.cpp - load, store and atomics through blocks of pointers -------===//
+
+#include "KernelBuilder.h"
+
+using namespace mlir;
+
+namespace brick {
+using detail::Access;
+using detail::KernelBuilder;
+namespace bir = mlir::brick;
+
+namespace {
+bir::CacheModifier toIR(Cache cache) { return static_cast<bir::CacheModifier>(static_cast<int>(cache)); }
+bir::EvictionPolicy toIR(Evict evict) { return static_cast<bir::EvictionPolicy>(static_cast<int>(evict)); }
+
+bool broadcastsTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
+  if (from.size() > to.size())
+    return false;
+  for (size_t i = 0; i < from.size(); ++i) {
+    int64_t have = from[from.size() - 1 - i], want = to[to.size() - 1 - i];
+    if (have != want && have != 1)
+      return false;
+  }
+  return true;
+}
+
+/// The pointers of a memory op: null (after an error) unless `pointers` is a pointer or block of pointers.
+Value usePointers(KernelBuilder &kb, const Tensor &pointers, const char *what, Loc loc) {
+  Value value = kb.use(pointers, what, loc);
+  if (!value || kb.isPoison(value))
+    return {};
+  if (!isa<bir::PointerType>(getElementTypeOrSelf(value.getType()))) {
+    kb.error(loc, std::string(what) + " needs a pointer or a block of pointers (a Ptr<T> plus offsets), got " +
+                      detail::describe(value.getType()));
+    return {};
+  }
+  return value;
+}
+
+/// A mask for `pointers`: i1, broadcast to their shape. Null after an error (or when poison).
+Value useMask(KernelBuilder &kb, const Operand &mask, Value pointers, const char *what, Loc loc) {
+  Value value = kb.use(mask, kb.builder().getI1Type(), what, loc);
+  if (!value || kb.isPoison(value))
+    return {};
+  if (!getElementTypeOrSelf(value.getType()).isInteger(1)) {
+    kb.error(loc, std::string(what) + ": the mask must be i1 (a comparison such as offs < n), got " +
+                      detail::describe(value.getType()));
+    return {};
+  }
+  ArrayRef<int64_t> shape = bir::getShapeOrEmpty(pointers.getType());
+  ArrayRef<int64_t> maskShape = bir::getShapeOrEmpty(value.getType());
+  if (!broadcastsTo(maskShape, shape)) {
+    kb.error(loc, std::string(what) + ": the mask has shape " + detail::describeShape(maskShape) +
+                      " but the pointers have shape " + detail::describeShape(shape) +
+                      "; a mask must match the pointers or broadcast to them");
+    return {};
+  }
+  return kb.broadcastTo(value, shape, what, loc);
+}
+
+/// A value for `pointers` (`other` of a load, the stored or combined value): converted to the element type
+/// and broadcast to the pointers' shape.
+Value useElements(KernelBuilder &kb, const Operand &operand, Value pointers, const char *what, const char *role,
+                  Loc loc) {
+  Type loaded = bir::getPointeeTypeLike(pointers.getType());
+  Type element = getElementTypeOrSelf(loaded);
+  Value value = kb.use(operand, element, what, loc);
+  if (!value || kb.isPoison(value))
+    return {};
+  ArrayRef<int64_t> shape = bir::getShapeOrEmpty(pointers.getType());
+  ArrayRef<int64_t> valueShape = bir::getShapeOrEmpty(value.getType());
+  if (!broadcastsTo(valueShape, shape)) {
+    kb.error(loc, std::string(what) + ": " + role + " has shape " + detail::describeShape(valueShape) +
+                      " but the pointers have shape " + detail::describeShape(shape));
+    return {};
+  }
+  Type valueElement = getElementTypeOrSelf(value.getType());
+  if (valueElement != element) {
+    if (isa<bir::PointerType>(valueElement) || isa<bir::PointerType>(element)) {
+      kb.error(loc, std::string(what) + ": " + role + " of type " + detail::describe(value.getType()) +
+                        " does not fit elements of type " + detail::describe(element));
+      return {};
+    }
+    value = kb.convert(value, element, loc);
+  }
+  return kb.broadcastTo(value, shape, what, loc);
+}
+
+Tensor loadImpl(const Tensor &pointers, const Operand *mask, const Operand *other, MemoryHints hints, Loc loc) {
+  KernelBuilder *current = KernelBuilder::current("load", loc);
+  if (!current)
+    return {};
+  KernelBuilder &kb = *current;
+  Value ptr = usePointers(kb, pointers, "load", loc);
+  if (!ptr)
+    return kb.poison(Access::value(pointers) ? bir::getPointeeTypeLike(Access::value(pointers).getType()) : Type());
+  Type loaded = bir::getPointeeTypeLike(ptr.getType());
+  Value maskValue, otherValue;
+  if (mask && !(maskValue = useMask(kb, *mask, ptr, "load", loc)))
+    return kb.poison(loaded);
+  if (other && !(otherValue = useElements(kb, *other, ptr, "load", "other", loc)))
+    return kb.poison(loaded);
+  return Access::wrap(bir::LoadOp::create(kb.builder(), kb.location(loc), loaded, ptr, maskValue, otherValue,
+                                          toIR(hints.cache), toIR(hints.evict), hints.isVolatile));
+}
+
+void storeImpl(const Tensor &pointers, const Operand &value, const Operand *mask, MemoryHints hints, Loc loc) {
+  KernelBuilder *current = KernelBuilder::current("store", loc);
+  if (!current)
+    return;
+  KernelBuilder &kb = *current;
+  Value ptr = usePointers(kb, pointers, "store", loc);
+  if (!ptr)
+    return;
+  Value stored = useElements(kb, value, ptr, "store", "the value", loc);
+  if (!stored)
+    return;
+  Value maskValue;
+  if (mask && !(maskValue = useMask(kb, *mask, ptr, "store", loc)))
+    return;
+  bir::StoreOp::create(kb.builder(), kb.location(loc), ptr, stored, maskValue, toIR(hints.cache), toIR(hints.evict));
+}
+} // namespace
+
+Tensor load(const Tensor &pointers, Loc loc) { return loadImpl(pointers, nullptr, nullptr, {}, loc); }
+Tensor load(const Tensor &pointers, const Operand &mask, Loc loc) {
+  return loadImpl(pointers, &mask, nullptr, {}, loc);
+}
+Tensor load(const Tensor &pointers, const Operand &mask, const Operand &other, Loc loc) {
+  return loadImpl(pointers, &mask, &other, {}, loc);
+}
+Tensor load(const Tensor &pointers, const Operand &mask, const Operand &other, MemoryHints hints, Loc loc) {
+  return loadImpl(pointers, &mask, &other, hints, loc);
+}
+
+void store(const Tensor &pointers, const Operand &value, Loc loc) { storeImpl(pointers, value, nullptr, {}, loc); }
+void store(const Tensor &pointers, const Operand &value, const Operand &mask, Loc loc) {
+  storeImpl(pointers, value, &mask, {}, loc);
+}
+void store(const Tensor &pointers, const Operand &value, const Operand &mask, MemoryHints hints, Loc loc) {
+  storeImpl(pointers, value, &mask, hints, loc);
+}
+
+namespace {
+bir::MemSemantic toIR(MemoryOrder order) { return static_cast<bir::MemSemantic>(static_cast<int>(order)); }
+bir::MemScope toIR(Scope scope) { return static_cast<bir::MemScope>(static_cast<int>(scope)); }
+
+Tensor atomicImpl(Atomic op, const Tensor &pointers, const Operand &value, const Operand *mask,
+                  AtomicOptions options, Loc loc) {
+  KernelBuilder *current = KernelBuilder::current("atomic", loc);
+  if (!current)
+    return {};
+  KernelBuilder &kb = *current;
+  Value ptr = usePointers(kb, pointers, "atomic", loc);
+  if (!ptr)
+    return kb.poison();
+  Type loaded = bir::getPointeeTypeLike(ptr.getType());
+  Value operand = useElements(kb, value, ptr, "atomic", "the value", loc);
+  if (!operand)
+    return kb.poison(loaded);
+  Value maskValue;
+  if (mask && !(maskValue = useMask(kb, *mask, ptr, "atomic", loc)))
+    return kb.poison(loaded);
+  bool isFloatElement = isa<FloatType>(getElementTypeOrSelf(loaded));
+  bir::RMWOp rmw = bir::RMWOp::add;
+  switch (op) {
+  case Atomic::Add: rmw = isFloatElement ? bir::RMWOp::fadd : bir::RMWOp::add; break;
+  case Atomic::Max: rmw = bir::RMWOp::max; break;
+  case Atomic::Min: rmw = bir::RMWOp::min; break;
+  case Atomic::And: rmw = bir::RMWOp::and_; break;
+  case Atomic::Or: rmw = bir::RMWOp::or_; break;
+  case Atomic::Xor: rmw = bir::RMWOp::xor_; break;
+  case Atomic::Exchange: rmw = bir::RMWOp::xchg; break;
+  }
+  if (isFloatElement && (rmw == bir::RMWOp::and_ || rmw == bir::RMWOp::or_ || rmw == bir::RMWOp::xor_))
+    return kb.fail(loc, "atomic " + bir::stringifyRMWOp(rmw).str() + " needs integer elements, got " +
+                            detail::describe(loaded), loaded);
+  return Access::wrap(bir::AtomicRMWOp::create(kb.builder(), kb.location(loc), loaded, rmw, toIR(options.order),
+                                               toIR(options.scope), ptr, operand, maskValue));
+}
+} // namespace
+
+Tensor atomic(Atomic op, const Tensor &pointers, const Operand &value, Loc loc) {
+  return atomicImpl(op, pointers, value, nullptr, {}, loc);
+}
+Tensor atomic(Atomic op, const Tensor &pointers, const Operand &value, const Operand &mask, AtomicOptions options,
+              Loc loc) {
+  return atomicImpl(op, pointers, value, &mask, options, loc);
+}
+Tensor atomic_add(const Tensor &pointers, const Operand &value, Loc loc) {
+  return atomicImpl(Atomic::Add, pointers, value, nullptr, {}, loc);
+}
+Tensor atomic_add(const Tensor &pointers, const Operand &value, const Operand &mask, Loc loc) {
+  return atomicImpl(Atomic::Add, pointers, value, &mask, {}, loc);
+}
+
+Tensor atomic_cas(const Tensor &pointers, const Operand &compare, const Operand &value, AtomicOptions options,
+                  Loc loc) {
+  KernelBuilder *current = KernelBuilder::current("atomic_cas", loc);
+  if (!current)
+    return {};
+  KernelBuilder &kb = *current;
+  Value ptr = usePointers(kb, pointers, "atomic_cas", loc);
+  if (!ptr)
+    return kb.poison();
+  Type loaded = bir::getPointeeTypeLike(ptr.getType());
+  Value cmp = useElements(kb, compare, ptr, "atomic_cas", "the compared value", loc);
+  Value val = cmp ? useElements(kb, value, ptr, "atomic_cas", "the new value", loc) : Value();
+  if (!cmp || !val)
+    return kb.poison(loaded);
+  return Access::wrap(bir::AtomicCASOp::create(kb.builder(), kb.location(loc), loaded, toIR(options.order),
+                                               toIR(options.scope), ptr, cmp, val));
+}
+
+} // namespace brick
