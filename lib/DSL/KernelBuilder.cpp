@@ -105,6 +105,8 @@ KernelBuilder *KernelBuilder::current(const char *what, Loc loc) {
   return innermost;
 }
 
+bool KernelBuilder::active() { return innermost != nullptr; }
+
 Location KernelBuilder::location(Loc loc) {
   return FileLineColLoc::get(context_, loc.file_name(), loc.line(), loc.column());
 }
@@ -181,7 +183,7 @@ Type KernelBuilder::type(DType dtype) {
   return {};
 }
 
-std::optional<DType> KernelBuilder::dtype(Type elementType) const {
+std::optional<DType> dtypeOf(Type elementType) {
   if (auto pointer = dyn_cast<mlir::brick::PointerType>(elementType))
     elementType = pointer.getPointeeType();
   if (elementType.isInteger(1)) return DType::I1;

@@ -46,6 +46,9 @@ public:
   /// The innermost kernel being built on this thread; outside any, prints an error naming `what` and
   /// returns null.
   static KernelBuilder *current(const char *what, Loc loc);
+  /// Whether a kernel is being built on this thread. Handles point into the module under construction, so
+  /// they may only be read while one is.
+  static bool active();
 
   mlir::MLIRContext *context() const { return context_; }
   mlir::OpBuilder &builder() { return builder_; }
@@ -70,7 +73,6 @@ public:
 
   //===--- Types, constants, conversions ---------------------------------------===//
   mlir::Type type(DType dtype);
-  std::optional<DType> dtype(mlir::Type elementType) const;
   mlir::Value constant(mlir::Type type, double value, Loc loc);
   mlir::Value constantInt(mlir::Type type, int64_t value, Loc loc);
   /// Converts every element of `value` to `elementType` (C semantics; to i1 means != 0).
@@ -95,6 +97,9 @@ private:
   std::vector<Diagnostic> diagnostics_;
   KernelBuilder *enclosing_;
 };
+
+/// The DType of an element type (the pointee's, for pointers).
+std::optional<DType> dtypeOf(mlir::Type elementType);
 
 /// "tensor<128xf32>" / "i32": types as DSL messages show them.
 std::string describe(mlir::Type type);

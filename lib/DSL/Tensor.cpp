@@ -25,7 +25,7 @@ struct Self {
 
 std::vector<int64_t> Tensor::shape(Loc loc) const {
   Value value = Access::value(*this);
-  if (!value)
+  if (!value || !KernelBuilder::active())
     return {};
   ArrayRef<int64_t> shape = bir::getShapeOrEmpty(value.getType());
   return std::vector<int64_t>(shape.begin(), shape.end());
@@ -33,15 +33,14 @@ std::vector<int64_t> Tensor::shape(Loc loc) const {
 
 bool Tensor::isPointer() const {
   Value value = Access::value(*this);
-  return value && isa<bir::PointerType>(getElementTypeOrSelf(value.getType()));
+  return value && KernelBuilder::active() && isa<bir::PointerType>(getElementTypeOrSelf(value.getType()));
 }
 
 DType Tensor::dtype() const {
   Value value = Access::value(*this);
-  if (!value)
+  if (!value || !KernelBuilder::active())
     return DType::I32;
-  KernelBuilder *kb = KernelBuilder::current("Tensor::dtype", Loc::current());
-  return kb ? kb->dtype(getElementTypeOrSelf(value.getType())).value_or(DType::I32) : DType::I32;
+  return detail::dtypeOf(getElementTypeOrSelf(value.getType())).value_or(DType::I32);
 }
 
 Tensor Tensor::to(DType type, Loc loc) const {

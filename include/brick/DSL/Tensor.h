@@ -2,7 +2,8 @@
 //
 // A `Tensor` is a handle on one value of the kernel under construction: a block (a tensor of static,
 // power-of-two shape) of numbers or pointers, or a scalar (rank 0). Handles are cheap to copy; assigning
-// to one rebinds it. `Scalar<T>` and `Ptr<T>` are handles whose type is known in C++: kernel parameters
+// to one rebinds it. A handle means something only while its kernel is being built (inside the body);
+// outside, shape() and dtype() answer as for an unset handle. `Scalar<T>` and `Ptr<T>` are handles whose type is known in C++: kernel parameters
 // use them. Operators follow NumPy broadcasting and Triton's type promotion; see README.md.
 //
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,72 @@
+//===- DSLExamplesTest.cpp - Every example kernel builds and verifies ----------===//
+
+#include "DSLTestUtils.h"
+#include "matmul.h"
+#include "moe.h"
+#include "softmax.h"
+#include "vector_add.h"
+
+using namespace brick;
+using brick::testing::countOps;
+
+namespace {
+
+TEST(Examples, VectorAddBuildsForSeveralBlockSizes) {
+  for (int block : {128, 1024, 4096}) {
+    BuildResult result = examples::vectorAdd().build({dyn, dyn, dyn, dyn, block});
+    ASSERT_TRUE(result.ok()) << result.errors();
+    EXPECT_NE(result.ir().find("tensor<" + std::to_string(block) + "xf32>"), std::string::npos);
+  }
+  auto ops = countOps(examples::vectorAdd(), {dyn, dyn, dyn, dyn, 1024});
+  EXPECT_EQ(ops["brick.load"], 2);
+  EXPECT_EQ(ops["brick.store"], 1);
+  EXPECT_EQ(ops["arith.addf"], 1);
+}
+
+TEST(Examples, SoftmaxBuildsForEachElementType) {
+  for (const BuildResult &result :
+       {examples::softmax<f32>().build({dyn, dyn, dyn, dyn, dyn, 1024}),
+        examples::softmax<bf16>().build({dyn, dyn, dyn, dyn, dyn, 4096}),
+        examples::softmax<f16>().build({dyn, dyn, dyn, dyn, dyn, 256})})
+    ASSERT_TRUE(result.ok()) << result.errors();
+  auto ops = countOps(examples::softmax<bf16>(), {dyn, dyn, dyn, dyn, dyn, 4096});
+  EXPECT_EQ(ops["brick.reduce"], 2); // max, then sum
+  EXPECT_EQ(ops["math.exp"], 1);
+  EXPECT_EQ(ops["arith.extf"], 1);   // bf16 -> f32 after the load
+  EXPECT_EQ(ops["arith.truncf"], 1); // f32 -> bf16 before the store
+}
+
+TEST(Examples, MatmulBuildsForEachInputType) {
+  Specialization tiles = {dyn, dyn, dyn, dyn, dyn, dyn, dyn, dyn, dyn, dyn, dyn, dyn, 128, 128, 64, 8};
+  ASSERT_TRUE(examples::matmul<f16>().build(tiles).ok());
+  ASSERT_TRUE(examples::matmul<bf16>().build(tiles).ok());
+  BuildResult fp32 = examples::matmul<f32>().build(tiles);
+  ASSERT_TRUE(fp32.ok()) << fp32.errors();
+  EXPECT_NE(fp32.ir().find("inputPrecision = tf32"), std::string::npos);
+  auto ops = countOps(examples::matmul<f16>(), tiles);
+  EXPECT_EQ(ops["scf.for"], 1);
+  EXPECT_EQ(ops["brick.dot"], 1);
+  EXPECT_EQ(ops["brick.load"], 2);
+  EXPECT_EQ(ops["brick.store"], 1);
+}
+
+TEST(Examples, MoeBuilds) {
+  Specialization spec(21, dyn);
+  spec[17] = 16, spec[18] = 64, spec[19] = 128, spec[20] = 1; // BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M
+  auto ops = countOps(examples::moe<bf16>(), spec);
+  EXPECT_EQ(ops["brick.dot"], 1);
+  EXPECT_EQ(ops["brick.load"], 4); // pair ids, block expert, A, W
+  EXPECT_EQ(ops["brick.store"], 1);
+}
+
+TEST(Examples, SpecializationHintsReachTheIR) {
+  Arg aligned = Arg::divisibleBy(16);
+  BuildResult result = examples::vectorAdd().build({aligned, dyn, dyn, Arg::equalToOne(), 256});
+  ASSERT_TRUE(result.ok()) << result.errors();
+  EXPECT_NE(result.ir().find("%arg0: !brick.ptr<f32> {brick.divisibility = 16 : i32}"), std::string::npos);
+  EXPECT_EQ(result.ir().find("%arg1: !brick.ptr<f32> {"), std::string::npos);
+  // n == 1: the comparison uses the constant, not the argument.
+  EXPECT_EQ(result.ir().find("brick.splat %arg3"), std::string::npos);
+}
+
+} // namespace
