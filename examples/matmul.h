@@ -13,13 +13,7 @@ template <ElementTag T = f16> auto matmul() {
   return kernel("matmul", [](Ptr<T> a, Ptr<T> b, Ptr<T> c, Int M, Int N, Int K, Int strideAM, Int strideAK,
                              Int strideBK, Int strideBN, Int strideCM, Int strideCN, Const<int> BLOCK_M,
                              Const<int> BLOCK_N, Const<int> BLOCK_K, Const<int> GROUP_M) {
-    Int pid = program_id(0);
-    Int tilesM = cdiv(M, BLOCK_M), tilesN = cdiv(N, BLOCK_N);
-    Int programsPerGroup = GROUP_M * tilesN;
-    Int firstTileM = (pid / programsPerGroup) * GROUP_M;
-    Int groupRows = minimum(tilesM - firstTileM, GROUP_M);
-    Int tileM = firstTileM + (pid % programsPerGroup) % groupRows;
-    Int tileN = (pid % programsPerGroup) / groupRows;
+    auto [tileM, tileN] = grouped_tile(program_id(0), cdiv(M, BLOCK_M), cdiv(N, BLOCK_N), GROUP_M);
 
     // Rows and columns wrap around (% M, % N) so loads stay in bounds; the store masks them instead.
     Tensor rowsA = (tileM * BLOCK_M + arange(0, BLOCK_M)) % M;

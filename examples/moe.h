@@ -21,13 +21,7 @@ template <ElementTag T = bf16> auto moe() {
                           Int paddedPairs, Int N, Int K, Int topk, Int numPairs, Int strideAM, Int strideAK,
                           Int strideWE, Int strideWN, Int strideWK, Int strideCM, Int strideCN, Const<int> BLOCK_M,
                           Const<int> BLOCK_N, Const<int> BLOCK_K, Const<int> GROUP_M) {
-    Int pid = program_id(0);
-    Int tilesM = cdiv(paddedPairs, BLOCK_M), tilesN = cdiv(N, BLOCK_N);
-    Int programsPerGroup = GROUP_M * tilesN;
-    Int firstTileM = (pid / programsPerGroup) * GROUP_M;
-    Int groupRows = minimum(tilesM - firstTileM, GROUP_M);
-    Int tileM = firstTileM + (pid % programsPerGroup) % groupRows;
-    Int tileN = (pid % programsPerGroup) / groupRows;
+    auto [tileM, tileN] = grouped_tile(program_id(0), cdiv(paddedPairs, BLOCK_M), cdiv(N, BLOCK_N), GROUP_M);
 
     Tensor pairs = load(sortedPairIds + tileM * BLOCK_M + arange(0, BLOCK_M));
     Tensor realPair = pairs < numPairs;

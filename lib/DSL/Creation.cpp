@@ -71,4 +71,13 @@ Tensor cdiv(const Operand &a, const Operand &b, Loc loc) {
   return Operand(sum, loc) / b;
 }
 
+Tile grouped_tile(const Int &program, const Int &tilesM, const Int &tilesN, const Operand &groupM, Loc loc) {
+  Int programsPerGroup = Operand(groupM) * Operand(tilesN, loc);
+  Int firstRow = Operand(Operand(program, loc) / programsPerGroup, loc) * groupM;
+  // The last group may have fewer than groupM rows.
+  Int groupRows = minimum(Operand(tilesM, loc) - firstRow, groupM, loc);
+  Int inGroup = Operand(program, loc) % programsPerGroup;
+  return Tile{Operand(firstRow, loc) + Operand(inGroup, loc) % groupRows, Operand(inGroup, loc) / groupRows};
+}
+
 } // namespace brick

@@ -76,13 +76,7 @@ Diagnostic makeDiagnostic(Location loc, std::string message) {
 
 std::string describe(Type type) { return mlir::brick::typeToString(type); }
 
-std::string describeShape(ArrayRef<int64_t> shape) {
-  std::string text = "[";
-  llvm::raw_string_ostream os(text);
-  llvm::interleaveComma(shape, os);
-  os << "]";
-  return text;
-}
+std::string describeShape(ArrayRef<int64_t> shape) { return mlir::brick::shapeToString(shape); }
 
 KernelBuilder::KernelBuilder(MLIRContext *context, Loc loc)
     : ownedContext_(context ? nullptr : std::make_unique<MLIRContext>()),

@@ -34,6 +34,15 @@ template <ElementTag T> Tensor zeros(std::vector<int64_t> shape, Loc loc = Loc::
 /// Rounds-up integer division, (a + b - 1) / b.
 Tensor cdiv(const Operand &a, const Operand &b, Loc loc = Loc::current());
 
+/// Which output tile a program computes, for a grid of tilesM x tilesN tiles visited in groups of `groupM`
+/// tile rows, column by column within a group: consecutive programs then share tiles of the right-hand
+/// operand in L2 (Triton's "grouped ordering"). `program` runs over [0, tilesM * tilesN).
+struct Tile {
+  Int m, n;
+};
+Tile grouped_tile(const Int &program, const Int &tilesM, const Int &tilesN, const Operand &groupM,
+                  Loc loc = Loc::current());
+
 //===--- Elementwise ------------------------------------------------------------===//
 
 /// `condition ? a : b` per element, after broadcasting all three.

@@ -73,3 +73,11 @@ std::string mlir::brick::typeToString(Type type) {
   os << type;
   return text;
 }
+
+std::string mlir::brick::shapeToString(ArrayRef<int64_t> shape) {
+  std::string text = "[";
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(shape, os);
+  os << "]";
+  return text;
+}

@@ -17,18 +17,6 @@ using namespace mlir::brick;
 #define GET_OP_CLASSES
 #include "Brick/BrickOps.cpp.inc"
 
-namespace {
-/// "[64, 128]": shapes as messages show them.
-std::string shapeToString(ArrayRef<int64_t> shape) {
-  std::string text = "[";
-  llvm::raw_string_ostream os(text);
-  llvm::interleaveComma(shape, os);
-  os << "]";
-  return text;
-}
-
-} // namespace
-
 //===----------------------------------------------------------------------===//
 // Making and reshaping blocks
 //===----------------------------------------------------------------------===//

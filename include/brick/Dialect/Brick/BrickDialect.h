@@ -51,6 +51,9 @@ llvm::ArrayRef<int64_t> getShapeOrEmpty(Type type);
 /// "f32" or "tensor<128xf32>" -- types as messages show them.
 std::string typeToString(Type type);
 
+/// "[64, 128]" -- shapes as messages show them.
+std::string shapeToString(llvm::ArrayRef<int64_t> shape);
+
 } // namespace mlir::brick
 
 #define GET_OP_CLASSES
