@@ -6,8 +6,10 @@
 int main() {
   using brick::Arg;
   using brick::dyn;
-  Arg aligned = Arg::divisibleBy(16); // what the runtime will know about cudaMalloc'ed buffers
-  brick::BuildResult result = examples::vectorAdd().build({aligned, aligned, aligned, dyn, 1024});
+  // What the runtime knows at a typical launch: cudaMalloc'ed buffers are 16-byte aligned, and n is a
+  // multiple of 16 (so the mask is constant over 16 elements and accesses can be 16 bytes wide).
+  Arg aligned = Arg::divisibleBy(16);
+  brick::BuildResult result = examples::vectorAdd().build({aligned, aligned, aligned, aligned, 1024});
   if (!result) {
     std::cerr << result.errors();
     return 1;

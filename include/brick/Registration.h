@@ -6,9 +6,12 @@
 #ifndef BRICK_REGISTRATION_H
 #define BRICK_REGISTRATION_H
 
+#include "brick/Conversion/Passes.h"
 #include "brick/Dialect/Brick/BrickDialect.h"
+#include "brick/Dialect/BrickGPU/BrickGPUDialect.h"
 #include "brick/Transforms/Passes.h"
 
+#include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -19,7 +22,7 @@ namespace brick {
 
 /// brick plus the upstream dialects a kernel is written in or lowered to.
 inline void registerDialects(mlir::DialectRegistry &registry) {
-  registry.insert<mlir::brick::BrickDialect, mlir::arith::ArithDialect, mlir::math::MathDialect,
+  registry.insert<mlir::brick::BrickDialect, mlir::brickgpu::BrickGPUDialect, mlir::arith::ArithDialect, mlir::math::MathDialect,
                   mlir::scf::SCFDialect, mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
                   mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect>();
 }
@@ -27,7 +30,10 @@ inline void registerDialects(mlir::DialectRegistry &registry) {
 /// Every Brick pass, plus the upstream passes Brick's pipeline uses (canonicalize, cse, inline, ...).
 inline void registerPasses() {
   mlir::brick::registerBrickPasses();
+  mlir::brick::registerBrickConversionPasses();
   mlir::registerTransformsPasses();
+  mlir::registerSCFToControlFlowPass();
+  mlir::registerReconcileUnrealizedCastsPass();
 }
 
 } // namespace brick

@@ -1,0 +1,28 @@
+#ifndef BRICKGPU_DIALECT_TD
+#define BRICKGPU_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def BrickGPU_Dialect : Dialect {
+  let name = "brickgpu";
+  let cppNamespace = "::mlir::brickgpu";
+  let summary = "Brick blocks laid out over the threads of an NVIDIA GPU";
+  let description = [{
+    `brickgpu` gives every block tensor a *layout* (its type's encoding): which registers of which lanes of
+    which warps hold which elements. It adds the ops that layouts need: converting between layouts, and
+    shared-memory buffers with their loads, stores and barriers. A module in this dialect carries
+    `brickgpu.num_warps` (warps per program) and, once allocated, `brickgpu.shared` (bytes of shared memory).
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
+  let dependentDialects = ["::mlir::brick::BrickDialect"];
+  let extraClassDeclaration = [{
+    static constexpr ::llvm::StringLiteral getNumWarpsAttrName() { return "brickgpu.num_warps"; }
+    static constexpr ::llvm::StringLiteral getSharedAttrName() { return "brickgpu.shared"; }
+    static constexpr ::llvm::StringLiteral getOffsetAttrName() { return "brickgpu.offset"; }
+    /// Warps per program of the module enclosing `op` (4 when unset).
+    static unsigned getNumWarps(::mlir::Operation *op);
+  }];
+}
+
+#endif // BRICKGPU_DIALECT_TD

@@ -1,0 +1,40 @@
+//===- BrickGPUDialect.h - Layouts, shared memory and GPU-only ops --------------===//
+#ifndef BRICK_DIALECT_BRICKGPU_BRICKGPUDIALECT_H
+#define BRICK_DIALECT_BRICKGPU_BRICKGPUDIALECT_H
+
+#include "brick/Dialect/Brick/BrickDialect.h"
+#include "brick/Dialect/BrickGPU/LinearLayout.h"
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "BrickGPU/BrickGPUDialect.h.inc"
+#include "BrickGPU/BrickGPUAttrInterfaces.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "BrickGPU/BrickGPUAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "BrickGPU/BrickGPUTypes.h.inc"
+
+namespace mlir::brickgpu {
+
+/// Shared memory: the resource local_alloc, local_load, local_store and barriers use.
+struct SharedMemory : public SideEffects::Resource::Base<SharedMemory> {
+  llvm::StringRef getName() final { return "<SharedMemory>"; }
+};
+
+/// The distributed layout of a tensor type, or null when it has none.
+DistributedLayoutAttr getLayout(Type type);
+/// The linear layout of a tensor type with a distributed layout.
+LinearLayout getLinearLayout(RankedTensorType type);
+
+} // namespace mlir::brickgpu
+
+#define GET_OP_CLASSES
+#include "BrickGPU/BrickGPUOps.h.inc"
+
+#endif // BRICK_DIALECT_BRICKGPU_BRICKGPUDIALECT_H

@@ -1,0 +1,66 @@
+//===- SharedMemory.cpp - Scratch shared memory of layout conversions and reductions ---===//
+
+#include "brick/Analysis/SharedMemory.h"
+
+#include "brick/Dialect/BrickGPU/BrickGPUDialect.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::brick;
+
+int64_t mlir::brick::getSharedElementBytes(Type elementType) {
+  if (isa<PointerType>(elementType))
+    return 8;
+  return std::max<int64_t>(1, elementType.getIntOrFloatBitWidth() / 8);
+}
+
+bool mlir::brick::isNoOpConversion(RankedTensorType from, RankedTensorType to) {
+  if (from == to)
+    return true;
+  if (!brickgpu::getLayout(from) || !brickgpu::getLayout(to))
+    return false;
+  return brickgpu::getLinearLayout(from) == brickgpu::getLinearLayout(to);
+}
+
+unsigned mlir::brick::getWarpsAlongAxis(RankedTensorType type, unsigned axis) {
+  unsigned warps = 1;
+  for (const auto &basis : brickgpu::getLinearLayout(type).getWarpBases())
+    if (basis[axis] != 0)
+      warps *= 2;
+  return warps;
+}
+
+namespace {
+int64_t blockBytes(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  return tensor.getNumElements() * getSharedElementBytes(tensor.getElementType());
+}
+} // namespace
+
+int64_t mlir::brick::getScratchBytes(Operation *op) {
+  return llvm::TypeSwitch<Operation *, int64_t>(op)
+      .Case([](brickgpu::ConvertLayoutOp convert) -> int64_t {
+        auto from = cast<RankedTensorType>(convert.getSrc().getType());
+        return isNoOpConversion(from, convert.getType()) ? 0 : blockBytes(from);
+      })
+      .Case([](ReduceOp reduce) -> int64_t {
+        auto src = cast<RankedTensorType>(reduce.getSrcs().front().getType());
+        if (!brickgpu::getLayout(src))
+          return 0;
+        unsigned warps = getWarpsAlongAxis(src, reduce.getAxis());
+        if (warps == 1)
+          return 0;
+        // One partial result per warp along the axis, per output element, per reduced operand.
+        int64_t outputs = src.getNumElements() / src.getDimSize(reduce.getAxis());
+        int64_t bytes = 0;
+        for (Value operand : reduce.getSrcs())
+          bytes += llvm::alignTo(warps * outputs * getSharedElementBytes(getElementTypeOrSelf(operand.getType())), 16);
+        return bytes;
+      })
+      .Case<ReshapeOp, TransOp>([](Operation *shapeOp) -> int64_t {
+        auto from = cast<RankedTensorType>(shapeOp->getOperand(0).getType());
+        return brickgpu::getLayout(from) ? blockBytes(from) : 0;
+      })
+      .Default([](Operation *) -> int64_t { return 0; });
+}

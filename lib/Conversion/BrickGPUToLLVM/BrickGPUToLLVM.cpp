@@ -1,0 +1,107 @@
+//===- BrickGPUToLLVM.cpp - convert-brickgpu-to-llvm: the pass -------------------===//
+//
+// Blocks lower to LLVM structs of the registers a thread holds (their layout says which). Scalars and
+// control flow lower with MLIR's own patterns; math functions without a PTX instruction (erf, and with
+// fast-math off every transcendental) become polynomials first; f16/bf16 math computes in f32.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+#include "brick/Conversion/Passes.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::brick {
+#define GEN_PASS_DEF_CONVERTBRICKGPUTOLLVM
+#include "brick/Conversion/Passes.h.inc"
+
+namespace {
+
+struct ConvertBrickGPUToLLVMPass : impl::ConvertBrickGPUToLLVMBase<ConvertBrickGPUToLLVMPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+    ModuleAxisInfo axisInfo(module);
+    lowering::LoweringContext loweringContext{&axisInfo, computeCapability, fastMath};
+
+    LowerToLLVMOptions options(context);
+    LLVMTypeConverter converter(context, options);
+    converter.addConversion([context](PointerType type) -> Type {
+      return LLVM::LLVMPointerType::get(context, type.getAddressSpace());
+    });
+    converter.addConversion([&converter](RankedTensorType type) -> std::optional<Type> {
+      if (!brickgpu::getLayout(type))
+        return std::nullopt;
+      Type element = converter.convertType(type.getElementType());
+      unsigned registers = brickgpu::getLinearLayout(type).getNumRegisters();
+      return LLVM::LLVMStructType::getLiteral(type.getContext(), SmallVector<Type>(registers, element));
+    });
+
+    // Dynamic shared memory: one extern array; each op finds its bytes at its brickgpu.offset.
+    OpBuilder builder(module.getBodyRegion());
+    auto shared = LLVM::GlobalOp::create(builder, module.getLoc(), LLVM::LLVMArrayType::get(builder.getI8Type(), 0),
+                                         /*isConstant=*/false, LLVM::Linkage::External, "brick_shared_memory",
+                                         Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+    (void)shared;
+
+    RewritePatternSet patterns(context);
+    lowering::populateProgramPatterns(converter, patterns, loweringContext);
+    lowering::populateElementwisePatterns(converter, patterns, loweringContext);
+    lowering::populateMemoryPatterns(converter, patterns, loweringContext);
+    lowering::populateReducePatterns(converter, patterns, loweringContext);
+    lowering::populateLayoutPatterns(converter, patterns, loweringContext);
+    // Math on scalars: f16/bf16 through f32; polynomials where PTX has no (fast) instruction.
+    populateMathF32ExpansionPatterns(patterns, [](StringRef) { return true; }, /*benefit=*/3);
+    bool fast = fastMath;
+    populateMathPolynomialApproximationPatterns(
+        patterns, [fast](StringRef name) {
+          bool hasFastInstruction = name == "exp" || name == "exp2" || name == "log" || name == "log2" ||
+                                    name == "sin" || name == "cos" || name == "tanh" || name == "rsqrt";
+          return !fast || !hasFastInstruction;
+        },
+        /*benefit=*/3);
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    populateMathToLLVMConversionPatterns(converter, patterns);
+    populateFuncToLLVMConversionPatterns(converter, patterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+
+    LLVMConversionTarget target(*context);
+    target.addLegalDialect<NVVM::NVVMDialect>();
+    target.addIllegalDialect<BrickDialect, brickgpu::BrickGPUDialect, arith::ArithDialect, math::MathDialect,
+                             func::FuncDialect, cf::ControlFlowDialect>();
+    target.addLegalOp<ModuleOp>();
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+
+    // Kernels: PTX entries with their block size; pointer arguments known to be 16-byte aligned say so.
+    unsigned threads = 32 * brickgpu::BrickGPUDialect::getNumWarps(module);
+    module.walk([&](LLVM::LLVMFuncOp function) {
+      if (!function->hasAttr(BrickDialect::getKernelAttrName()))
+        return;
+      function->removeAttr(BrickDialect::getKernelAttrName());
+      function->setAttr("nvvm.kernel", UnitAttr::get(context));
+      function->setAttr("nvvm.maxntid", DenseI32ArrayAttr::get(context, {static_cast<int32_t>(threads), 1, 1}));
+      for (unsigned i = 0; i < function.getNumArguments(); ++i) {
+        auto divisibility = function.getArgAttrOfType<IntegerAttr>(i, BrickDialect::getDivisibilityAttrName());
+        if (!divisibility)
+          continue;
+        function.removeArgAttr(i, BrickDialect::getDivisibilityAttrName());
+        if (isa<LLVM::LLVMPointerType>(function.getArgumentTypes()[i]))
+          function.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                              builder.getI64IntegerAttr(std::min<int64_t>(divisibility.getInt(), 256)));
+      }
+    });
+  }
+};
+} // namespace
+} // namespace mlir::brick

@@ -1,0 +1,168 @@
+//===- ElementwiseOpToLLVM.cpp - Elementwise ops, constants, ranges, splats ------===//
+//
+// A block op that works element by element becomes the same op on each register's scalar; those scalar
+// arith/math ops are then lowered by MLIR's own arith and math patterns, except the math functions that
+// PTX has fast approximate instructions for.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+namespace mlir::brick::lowering {
+namespace {
+
+bool hasLayout(Type type) { return isa<RankedTensorType>(type) && brickgpu::getLayout(type); }
+
+/// Any elementwise arith or math op on blocks with layouts.
+struct ElementwiseOpLowering : ConversionPattern {
+  ElementwiseOpLowering(LLVMTypeConverter &converter, MLIRContext *context)
+      // Above MLIR's arith/math patterns, which would take a block for one value.
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/10, context) {}
+
+  LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (op->getNumResults() != 1 || !hasLayout(op->getResult(0).getType()) || op->getNumRegions() != 0)
+      return failure();
+    if (!op->hasTrait<OpTrait::Elementwise>())
+      return failure();
+    Location loc = op->getLoc();
+    auto tensorType = cast<RankedTensorType>(op->getResult(0).getType());
+    Type structType = getTypeConverter()->convertType(tensorType);
+    Type elementType = getTypeConverter()->convertType(tensorType.getElementType());
+    if (!structType || !elementType)
+      return failure();
+    SmallVector<SmallVector<Value>> perOperand;
+    for (Value operand : operands)
+      perOperand.push_back(elementsOf(rewriter, loc, operand));
+    unsigned registers = cast<LLVM::LLVMStructType>(structType).getBody().size();
+    SmallVector<Value> results;
+    for (unsigned reg = 0; reg < registers; ++reg) {
+      SmallVector<Value> scalars;
+      for (auto &elements : perOperand)
+        scalars.push_back(elements.size() == 1 ? elements[0] : elements[reg]);
+      OperationState state(loc, op->getName(), scalars, TypeRange{elementType}, op->getAttrs());
+      results.push_back(rewriter.create(state)->getResult(0));
+    }
+    rewriter.replaceOp(op, pack(rewriter, loc, structType, results));
+    return success();
+  }
+};
+
+/// brick.addptr: a GEP over the pointee type, per register.
+struct AddPtrLowering : ConvertOpToLLVMPattern<AddPtrOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(AddPtrOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto pointerType = cast<PointerType>(getElementTypeOrSelf(op.getType()));
+    Type pointee = getTypeConverter()->convertType(pointerType.getPointeeType());
+    Type pointer = getTypeConverter()->convertType(pointerType);
+    SmallVector<Value> pointers = elementsOf(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> offsets = elementsOf(rewriter, loc, adaptor.getOffset());
+    SmallVector<Value> results;
+    for (auto [base, offset] : llvm::zip(pointers, offsets))
+      results.push_back(LLVM::GEPOp::create(rewriter, loc, pointer, pointee, base, ValueRange{offset}));
+    if (!isa<RankedTensorType>(op.getType()))
+      rewriter.replaceOp(op, results.front());
+    else
+      rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(op.getType()), results));
+    return success();
+  }
+};
+
+struct SplatLowering : ConvertOpToLLVMPattern<SplatOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(SplatOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    auto structType = cast<LLVM::LLVMStructType>(getTypeConverter()->convertType(op.getType()));
+    SmallVector<Value> copies(structType.getBody().size(), adaptor.getSrc());
+    rewriter.replaceOp(op, pack(rewriter, op.getLoc(), structType, copies));
+    return success();
+  }
+};
+
+struct MakeRangeLowering : ConvertOpToLLVMPattern<MakeRangeOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(MakeRangeOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    auto coordinates = emitCoordinates(rewriter, loc, brickgpu::getLinearLayout(type), getThreadId(rewriter, loc));
+    SmallVector<Value> values;
+    for (auto &coordinate : coordinates)
+      values.push_back(op.getStart() == 0 ? coordinate[0]
+                                          : Value(LLVM::AddOp::create(rewriter, loc, coordinate[0],
+                                                                      i32Constant(rewriter, loc, op.getStart()))));
+    rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(type), values));
+    return success();
+  }
+};
+
+/// arith.constant of a splat block: the scalar in every register.
+struct SplatConstantLowering : ConvertOpToLLVMPattern<arith::ConstantOp> {
+  SplatConstantLowering(LLVMTypeConverter &converter) : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(arith::ConstantOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (!hasLayout(op.getType()))
+      return failure();
+    auto splat = dyn_cast<SplatElementsAttr>(op.getValue());
+    if (!splat)
+      return rewriter.notifyMatchFailure(op, "only splat constants of blocks lower to registers");
+    Location loc = op.getLoc();
+    Type elementType = getTypeConverter()->convertType(splat.getElementType());
+    Value scalar = LLVM::ConstantOp::create(rewriter, loc, elementType, splat.getSplatValue<TypedAttr>());
+    auto structType = cast<LLVM::LLVMStructType>(getTypeConverter()->convertType(op.getType()));
+    SmallVector<Value> copies(structType.getBody().size(), scalar);
+    rewriter.replaceOp(op, pack(rewriter, loc, structType, copies));
+    return success();
+  }
+};
+
+/// A math function on f32 through PTX's approximate instruction, as Triton does: `scale` multiplies the
+/// input (exp(x) = 2^(x log2 e)) and `postScale` the output (ln x = log2(x) ln 2).
+template <class Op>
+struct ApproximateMathLowering : ConvertOpToLLVMPattern<Op> {
+  ApproximateMathLowering(LLVMTypeConverter &converter, StringRef instruction, double scale, double postScale)
+      : ConvertOpToLLVMPattern<Op>(converter, /*benefit=*/2), instruction(instruction), scale(scale),
+        postScale(postScale) {}
+  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (!op.getType().isF32())
+      return failure();
+    Location loc = op.getLoc();
+    Type f32 = rewriter.getF32Type();
+    Value x = adaptor.getOperand();
+    if (scale != 1.0)
+      x = LLVM::FMulOp::create(rewriter, loc, x, LLVM::ConstantOp::create(rewriter, loc, f32, rewriter.getF32FloatAttr(scale)));
+    Value y = LLVM::InlineAsmOp::create(rewriter, loc, f32, ValueRange{x}, instruction + " $0, $1;", "=f,f",
+                                        /*has_side_effects=*/false, /*is_align_stack=*/false,
+                                        LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
+                  .getResult(0);
+    if (postScale != 1.0)
+      y = LLVM::FMulOp::create(rewriter, loc, y, LLVM::ConstantOp::create(rewriter, loc, f32, rewriter.getF32FloatAttr(postScale)));
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+  std::string instruction;
+  double scale, postScale;
+};
+
+} // namespace
+
+void populateElementwisePatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns,
+                                 const LoweringContext &context) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<ElementwiseOpLowering>(converter, ctx);
+  patterns.add<AddPtrLowering, SplatLowering, MakeRangeLowering>(converter);
+  patterns.add<SplatConstantLowering>(converter);
+  if (context.fastMath) {
+    constexpr double log2e = 1.4426950408889634, ln2 = 0.6931471805599453;
+    patterns.add<ApproximateMathLowering<math::ExpOp>>(converter, "ex2.approx.f32", log2e, 1.0);
+    patterns.add<ApproximateMathLowering<math::Exp2Op>>(converter, "ex2.approx.f32", 1.0, 1.0);
+    patterns.add<ApproximateMathLowering<math::LogOp>>(converter, "lg2.approx.f32", 1.0, ln2);
+    patterns.add<ApproximateMathLowering<math::Log2Op>>(converter, "lg2.approx.f32", 1.0, 1.0);
+    patterns.add<ApproximateMathLowering<math::SinOp>>(converter, "sin.approx.f32", 1.0, 1.0);
+    patterns.add<ApproximateMathLowering<math::CosOp>>(converter, "cos.approx.f32", 1.0, 1.0);
+    patterns.add<ApproximateMathLowering<math::TanhOp>>(converter, "tanh.approx.f32", 1.0, 1.0);
+    patterns.add<ApproximateMathLowering<math::RsqrtOp>>(converter, "rsqrt.approx.f32", 1.0, 1.0);
+  }
+}
+
+} // namespace mlir::brick::lowering

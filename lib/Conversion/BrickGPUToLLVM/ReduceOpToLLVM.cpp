@@ -1,0 +1,202 @@
+//===- ReduceOpToLLVM.cpp - brick.reduce: registers, then warp shuffles, then shared memory ---===//
+//
+// A reduction along `axis` combines, in order:
+//   1. the registers of a thread that hold elements of one output element (same coordinates but `axis`);
+//   2. the lanes of a warp that do: a butterfly of shfl.sync.bfly, one step per lane bit along `axis`,
+//      after which every such lane holds the warp's result;
+//   3. the warps that do: each writes its partial result to shared memory, then every thread combines
+//      the partials of the output elements it holds.
+// The combiner region is inlined at each step; its scalar arith ops are lowered by the arith patterns.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+#include "brick/Analysis/SharedMemory.h"
+
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::brick::lowering {
+namespace {
+using brickgpu::LinearLayout;
+
+/// shfl.sync.bfly of any scalar: narrower values travel in an i32, 64-bit ones as two.
+Value shuffleXor(OpBuilder &b, Location loc, Value value, unsigned laneMask) {
+  Type type = value.getType();
+  Type i32 = b.getI32Type();
+  auto shuffle32 = [&](Value word) {
+    return NVVM::ShflOp::create(b, loc, i32, i32Constant(b, loc, -1), word, i32Constant(b, loc, laneMask),
+                                i32Constant(b, loc, 0x1f), NVVM::ShflKind::bfly, UnitAttr())
+        .getResult();
+  };
+  Value asInt = bitcastToInt(b, loc, value);
+  unsigned bits = asInt.getType().getIntOrFloatBitWidth();
+  if (bits == 64) {
+    Value low = LLVM::TruncOp::create(b, loc, i32, asInt);
+    Value high = LLVM::TruncOp::create(b, loc, i32,
+                                       LLVM::LShrOp::create(b, loc, asInt, constantLike(b, loc, asInt.getType(), 32)));
+    low = LLVM::ZExtOp::create(b, loc, asInt.getType(), shuffle32(low));
+    high = LLVM::ZExtOp::create(b, loc, asInt.getType(), shuffle32(high));
+    Value joined = LLVM::OrOp::create(b, loc, low, LLVM::ShlOp::create(b, loc, high, constantLike(b, loc, asInt.getType(), 32)));
+    return bitcastFromInt(b, loc, joined, type);
+  }
+  Value word = bits == 32 ? asInt : Value(LLVM::ZExtOp::create(b, loc, i32, asInt));
+  Value shuffled = shuffle32(word);
+  if (bits != 32)
+    shuffled = LLVM::TruncOp::create(b, loc, asInt.getType(), shuffled);
+  return type.isInteger() ? shuffled : bitcastFromInt(b, loc, shuffled, type);
+}
+
+struct ReduceLowering : ConvertOpToLLVMPattern<ReduceOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  /// The combiner applied to (accumulated, next), inlined.
+  SmallVector<Value> combine(ReduceOp op, OpBuilder &b, ArrayRef<Value> accumulated, ArrayRef<Value> next) const {
+    Block &body = op.getCombiner().front();
+    IRMapping mapping;
+    for (auto [i, value] : llvm::enumerate(accumulated))
+      mapping.map(body.getArgument(i), value);
+    for (auto [i, value] : llvm::enumerate(next))
+      mapping.map(body.getArgument(accumulated.size() + i), value);
+    for (Operation &inner : body.without_terminator())
+      b.clone(inner, mapping);
+    auto ret = cast<ReduceReturnOp>(body.getTerminator());
+    return llvm::map_to_vector(ret.getResults(), [&](Value v) { return mapping.lookupOrDefault(v); });
+  }
+
+  LogicalResult matchAndRewrite(ReduceOp op, OpAdaptor adaptor, ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    unsigned axis = op.getAxis();
+    auto srcType = cast<RankedTensorType>(op.getSrcs().front().getType());
+    LinearLayout layout = brickgpu::getLinearLayout(srcType);
+    for (ArrayRef<LinearLayout::Coordinate> bases : {layout.getLaneBases(), layout.getWarpBases()})
+      for (const auto &basis : bases)
+        for (unsigned d = 0; d < basis.size(); ++d)
+          if (basis[axis] != 0 && d != axis && basis[d] != 0)
+            return b.notifyMatchFailure(op, "a lane or warp that moves along the axis and another dimension");
+    unsigned n = op.getSrcs().size();
+    SmallVector<SmallVector<Value>> registers; // [operand][register]
+    for (Value src : adaptor.getSrcs())
+      registers.push_back(unpack(b, loc, src));
+
+    // 1. Within the thread: one accumulator per output coordinate, in order of first appearance.
+    SmallVector<LinearLayout::Coordinate> outputs;
+    SmallVector<SmallVector<Value>> accumulators; // [output][operand]
+    for (unsigned reg = 0; reg < layout.getNumRegisters(); ++reg) {
+      LinearLayout::Coordinate coordinate = layout.registerCoordinate(reg);
+      coordinate.erase(coordinate.begin() + axis);
+      SmallVector<Value> values;
+      for (unsigned i = 0; i < n; ++i)
+        values.push_back(registers[i][reg]);
+      auto it = llvm::find(outputs, coordinate);
+      if (it == outputs.end()) {
+        outputs.push_back(coordinate);
+        accumulators.push_back(values);
+      } else {
+        auto &acc = accumulators[it - outputs.begin()];
+        acc = combine(op, b, acc, values);
+      }
+    }
+
+    // 2. Within the warp: butterfly over the lane bits along the axis.
+    for (auto [bit, basis] : llvm::enumerate(layout.getLaneBases())) {
+      if (basis[axis] == 0)
+        continue;
+      for (auto &acc : accumulators) {
+        SmallVector<Value> other = llvm::map_to_vector(acc, [&](Value v) { return shuffleXor(b, loc, v, 1u << bit); });
+        acc = combine(op, b, acc, other);
+      }
+    }
+
+    // 3. Across warps: partial results through shared memory.
+    SmallVector<unsigned> warpBits;
+    for (auto [bit, basis] : llvm::enumerate(layout.getWarpBases()))
+      if (basis[axis] != 0)
+        warpBits.push_back(bit);
+    LinearLayout outputLayout = layout.removeDimension(axis);
+    if (!warpBits.empty()) {
+      ThreadId thread = getThreadId(b, loc);
+      // Which partial this warp holds: its bits along the axis, compressed.
+      Value warpIndex = i32Constant(b, loc, 0);
+      for (auto [k, bit] : llvm::enumerate(warpBits)) {
+        Value set = LLVM::AndOp::create(b, loc, LLVM::LShrOp::create(b, loc, thread.warp, i32Constant(b, loc, bit)),
+                                        i32Constant(b, loc, 1));
+        warpIndex = LLVM::OrOp::create(b, loc, warpIndex, LLVM::ShlOp::create(b, loc, set, i32Constant(b, loc, k)));
+      }
+      // Where each output element goes: its row-major index among the outputs.
+      SmallVector<Value> outputIndex;
+      int64_t outputCount = 1;
+      for (int64_t d : outputLayout.getShape())
+        outputCount *= d;
+      auto outputCoordinates = emitCoordinates(b, loc, outputLayout, thread);
+      for (unsigned o = 0; o < outputs.size(); ++o) {
+        // The register of the output layout holding output o.
+        unsigned reg = 0;
+        while (reg < outputLayout.getNumRegisters() && outputLayout.registerCoordinate(reg) != outputs[o])
+          ++reg;
+        Value index = i32Constant(b, loc, 0);
+        for (unsigned d = 0; d < outputLayout.getRank(); ++d) {
+          index = LLVM::MulOp::create(b, loc, index, i32Constant(b, loc, outputLayout.getShape()[d]));
+          index = LLVM::AddOp::create(b, loc, index, outputCoordinates[reg][d]);
+        }
+        outputIndex.push_back(index);
+      }
+      Value base = getSharedMemoryBase(b, loc, op);
+      auto sharedPointer = LLVM::LLVMPointerType::get(b.getContext(), 3);
+      SmallVector<int64_t> operandOffset;
+      int64_t offset = 0;
+      unsigned warps = 1u << warpBits.size();
+      for (Value src : op.getSrcs()) {
+        operandOffset.push_back(offset);
+        offset += llvm::alignTo(warps * outputCount * getSharedElementBytes(getElementTypeOrSelf(src.getType())), 16);
+      }
+      auto slot = [&](unsigned operand, Value warp, Value index) {
+        Type element = registers[operand][0].getType();
+        Value byteBase = LLVM::GEPOp::create(b, loc, sharedPointer, b.getI8Type(), base,
+                                             ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(operandOffset[operand])});
+        Value linear = LLVM::AddOp::create(b, loc, LLVM::MulOp::create(b, loc, warp, i32Constant(b, loc, outputCount)), index);
+        return LLVM::GEPOp::create(b, loc, sharedPointer, element, byteBase, ValueRange{linear}).getResult();
+      };
+      emitBarrier(b, loc); // earlier readers of this scratch are done
+      for (auto [o, acc] : llvm::enumerate(accumulators))
+        for (unsigned i = 0; i < n; ++i)
+          LLVM::StoreOp::create(b, loc, acc[i], slot(i, warpIndex, outputIndex[o]));
+      emitBarrier(b, loc);
+      for (auto [o, acc] : llvm::enumerate(accumulators)) {
+        SmallVector<Value> total;
+        for (unsigned w = 0; w < warps; ++w) {
+          SmallVector<Value> partial;
+          for (unsigned i = 0; i < n; ++i)
+            partial.push_back(LLVM::LoadOp::create(b, loc, acc[i].getType(), slot(i, i32Constant(b, loc, w), outputIndex[o])));
+          total = w == 0 ? partial : combine(op, b, total, partial);
+        }
+        acc = total;
+      }
+    }
+
+    // The results, in the registers of the output layout.
+    SmallVector<Value> results;
+    for (unsigned i = 0; i < n; ++i) {
+      auto resultType = dyn_cast<RankedTensorType>(op.getResult(i).getType());
+      if (!resultType) {
+        results.push_back(accumulators.front()[i]);
+        continue;
+      }
+      SmallVector<Value> values;
+      for (unsigned reg = 0; reg < outputLayout.getNumRegisters(); ++reg) {
+        auto it = llvm::find(outputs, outputLayout.registerCoordinate(reg));
+        values.push_back(accumulators[it - outputs.begin()][i]);
+      }
+      results.push_back(pack(b, loc, getTypeConverter()->convertType(resultType), values));
+    }
+    b.replaceOp(op, results);
+    return success();
+  }
+};
+} // namespace
+
+void populateReducePatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &) {
+  patterns.add<ReduceLowering>(converter);
+}
+
+} // namespace mlir::brick::lowering

@@ -1,0 +1,158 @@
+//===- Utility.cpp - Shared helpers of the brickgpu-to-llvm lowering -------------===//
+
+#include "Utility.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::brick::lowering {
+
+SmallVector<Value> unpack(OpBuilder &builder, Location loc, Value structValue) {
+  auto type = cast<LLVM::LLVMStructType>(structValue.getType());
+  SmallVector<Value> values;
+  for (unsigned i = 0; i < type.getBody().size(); ++i)
+    values.push_back(LLVM::ExtractValueOp::create(builder, loc, structValue, i));
+  return values;
+}
+
+Value pack(OpBuilder &builder, Location loc, Type structType, ValueRange values) {
+  Value result = LLVM::UndefOp::create(builder, loc, structType);
+  for (auto [i, value] : llvm::enumerate(values))
+    result = LLVM::InsertValueOp::create(builder, loc, result, value, i);
+  return result;
+}
+
+SmallVector<Value> elementsOf(OpBuilder &builder, Location loc, Value converted) {
+  if (isa<LLVM::LLVMStructType>(converted.getType()))
+    return unpack(builder, loc, converted);
+  return {converted};
+}
+
+Value i32Constant(OpBuilder &builder, Location loc, int64_t value) {
+  return LLVM::ConstantOp::create(builder, loc, builder.getI32Type(), builder.getI32IntegerAttr(value));
+}
+
+Value constantLike(OpBuilder &builder, Location loc, Type type, int64_t value) {
+  if (isa<FloatType>(type))
+    return LLVM::ConstantOp::create(builder, loc, type, builder.getFloatAttr(type, value));
+  return LLVM::ConstantOp::create(builder, loc, type, builder.getIntegerAttr(type, value));
+}
+
+ThreadId getThreadId(OpBuilder &builder, Location loc) {
+  Value tid = NVVM::ThreadIdXOp::create(builder, loc, builder.getI32Type());
+  Value lane = LLVM::AndOp::create(builder, loc, tid, i32Constant(builder, loc, 31));
+  Value warp = LLVM::LShrOp::create(builder, loc, tid, i32Constant(builder, loc, 5));
+  return {lane, warp};
+}
+
+namespace {
+/// The part of coordinate `dim` that bits of `id` contribute through `bases`. Runs of consecutive bits
+/// whose bases double (the usual case) become one shift-and-mask-and-multiply.
+Value threadPart(OpBuilder &builder, Location loc, Value id, ArrayRef<brickgpu::LinearLayout::Coordinate> bases,
+                 unsigned dim) {
+  Value result;
+  auto combine = [&](Value term) { result = result ? Value(LLVM::XOrOp::create(builder, loc, result, term)) : term; };
+  for (unsigned bit = 0; bit < bases.size();) {
+    int64_t base = bases[bit][dim];
+    if (base == 0) {
+      ++bit;
+      continue;
+    }
+    unsigned run = 1;
+    while (bit + run < bases.size() && bases[bit + run][dim] == base << run)
+      ++run;
+    Value bits = LLVM::LShrOp::create(builder, loc, id, i32Constant(builder, loc, bit));
+    bits = LLVM::AndOp::create(builder, loc, bits, i32Constant(builder, loc, (1 << run) - 1));
+    combine(LLVM::MulOp::create(builder, loc, bits, i32Constant(builder, loc, base)));
+    bit += run;
+  }
+  return result;
+}
+} // namespace
+
+SmallVector<SmallVector<Value>> emitCoordinates(OpBuilder &builder, Location loc, const brickgpu::LinearLayout &layout,
+                                                ThreadId thread) {
+  unsigned rank = layout.getRank();
+  SmallVector<Value> threadParts(rank);
+  for (unsigned d = 0; d < rank; ++d) {
+    Value lane = threadPart(builder, loc, thread.lane, layout.getLaneBases(), d);
+    Value warp = threadPart(builder, loc, thread.warp, layout.getWarpBases(), d);
+    threadParts[d] = lane && warp ? Value(LLVM::XOrOp::create(builder, loc, lane, warp)) : (lane ? lane : warp);
+  }
+  SmallVector<SmallVector<Value>> coordinates;
+  for (unsigned reg = 0; reg < layout.getNumRegisters(); ++reg) {
+    brickgpu::LinearLayout::Coordinate registerPart = layout.registerCoordinate(reg);
+    SmallVector<Value> coordinate;
+    for (unsigned d = 0; d < rank; ++d) {
+      Value constant = i32Constant(builder, loc, registerPart[d]);
+      coordinate.push_back(threadParts[d] ? Value(LLVM::XOrOp::create(builder, loc, threadParts[d], constant)) : constant);
+    }
+    coordinates.push_back(coordinate);
+  }
+  return coordinates;
+}
+
+Value getSharedMemoryBase(OpBuilder &builder, Location loc, Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  auto global = module.lookupSymbol<LLVM::GlobalOp>("brick_shared_memory");
+  auto pointerType = LLVM::LLVMPointerType::get(builder.getContext(), 3);
+  Value base = LLVM::AddressOfOp::create(builder, loc, pointerType, global.getSymName());
+  int64_t offset = 0;
+  if (auto attr = op->getAttrOfType<IntegerAttr>(brickgpu::BrickGPUDialect::getOffsetAttrName()))
+    offset = attr.getInt();
+  if (offset == 0)
+    return base;
+  return LLVM::GEPOp::create(builder, loc, pointerType, builder.getI8Type(), base,
+                             ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(offset)});
+}
+
+void emitBarrier(OpBuilder &builder, Location loc) { NVVM::Barrier0Op::create(builder, loc); }
+
+std::optional<SmallVector<unsigned>>
+mapRegisters(const brickgpu::LinearLayout &from, const brickgpu::LinearLayout &to,
+             llvm::function_ref<brickgpu::LinearLayout::Coordinate(const brickgpu::LinearLayout::Coordinate &)> transform) {
+  auto agree = [&](ArrayRef<brickgpu::LinearLayout::Coordinate> toBases,
+                   ArrayRef<brickgpu::LinearLayout::Coordinate> fromBases) {
+    if (toBases.size() != fromBases.size())
+      return false;
+    for (auto [a, b] : llvm::zip(toBases, fromBases))
+      if (transform(a) != b)
+        return false;
+    return true;
+  };
+  if (!agree(to.getLaneBases(), from.getLaneBases()) || !agree(to.getWarpBases(), from.getWarpBases()))
+    return std::nullopt;
+  llvm::DenseMap<ArrayRef<int64_t>, unsigned> fromRegister;
+  SmallVector<brickgpu::LinearLayout::Coordinate> fromCoordinates;
+  for (unsigned reg = 0; reg < from.getNumRegisters(); ++reg)
+    fromCoordinates.push_back(from.registerCoordinate(reg));
+  for (unsigned reg = 0; reg < from.getNumRegisters(); ++reg)
+    fromRegister.try_emplace(ArrayRef<int64_t>(fromCoordinates[reg]), reg);
+  SmallVector<unsigned> mapping;
+  for (unsigned reg = 0; reg < to.getNumRegisters(); ++reg) {
+    brickgpu::LinearLayout::Coordinate wanted = transform(to.registerCoordinate(reg));
+    auto it = fromRegister.find(ArrayRef<int64_t>(wanted));
+    if (it == fromRegister.end())
+      return std::nullopt;
+    mapping.push_back(it->second);
+  }
+  return mapping;
+}
+
+Value bitcastToInt(OpBuilder &builder, Location loc, Value value) {
+  Type type = value.getType();
+  if (isa<LLVM::LLVMPointerType>(type))
+    return LLVM::PtrToIntOp::create(builder, loc, builder.getI64Type(), value);
+  if (type.isInteger())
+    return value;
+  return LLVM::BitcastOp::create(builder, loc, builder.getIntegerType(type.getIntOrFloatBitWidth()), value);
+}
+
+Value bitcastFromInt(OpBuilder &builder, Location loc, Value value, Type type) {
+  if (value.getType() == type)
+    return value;
+  if (isa<LLVM::LLVMPointerType>(type))
+    return LLVM::IntToPtrOp::create(builder, loc, type, value);
+  return LLVM::BitcastOp::create(builder, loc, type, value);
+}
+
+} // namespace mlir::brick::lowering

@@ -1,0 +1,68 @@
+//===- Utility.h - Shared helpers of the brickgpu-to-llvm lowering (private) -----===//
+#ifndef BRICK_LIB_CONVERSION_BRICKGPUTOLLVM_UTILITY_H
+#define BRICK_LIB_CONVERSION_BRICKGPUTOLLVM_UTILITY_H
+
+#include "brick/Analysis/AxisInfo.h"
+#include "brick/Dialect/BrickGPU/BrickGPUDialect.h"
+
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+namespace mlir::brick::lowering {
+
+/// What every pattern of the lowering shares.
+struct LoweringContext {
+  const ModuleAxisInfo *axisInfo;
+  unsigned computeCapability;
+  bool fastMath;
+};
+
+/// The values a thread holds of a block: one per register of its layout.
+SmallVector<Value> unpack(OpBuilder &builder, Location loc, Value structValue);
+/// Packs per-register values into the struct a block lowers to.
+Value pack(OpBuilder &builder, Location loc, Type structType, ValueRange values);
+/// The per-register values of a converted operand: the struct's elements, or a scalar alone.
+SmallVector<Value> elementsOf(OpBuilder &builder, Location loc, Value converted);
+
+Value i32Constant(OpBuilder &builder, Location loc, int64_t value);
+Value constantLike(OpBuilder &builder, Location loc, Type type, int64_t value);
+
+/// This thread's lane (0..31) and warp within the program.
+struct ThreadId {
+  Value lane, warp;
+};
+ThreadId getThreadId(OpBuilder &builder, Location loc);
+
+/// The coordinates (i32, one per dimension) of the element each register holds, for this thread.
+SmallVector<SmallVector<Value>> emitCoordinates(OpBuilder &builder, Location loc, const brickgpu::LinearLayout &layout,
+                                                ThreadId thread);
+
+/// Start of this op's shared memory (its `brickgpu.offset`), as an address-space-3 pointer.
+Value getSharedMemoryBase(OpBuilder &builder, Location loc, Operation *op);
+/// bar.sync 0.
+void emitBarrier(OpBuilder &builder, Location loc);
+
+/// For each register of `to`, the register of `from` that holds the element `to`'s register holds after
+/// `transform` maps `to`'s coordinates into `from`'s; empty when that is not true of every thread (the lane
+/// and warp parts of the layouts must agree under `transform`).
+std::optional<SmallVector<unsigned>>
+mapRegisters(const brickgpu::LinearLayout &from, const brickgpu::LinearLayout &to,
+             llvm::function_ref<brickgpu::LinearLayout::Coordinate(const brickgpu::LinearLayout::Coordinate &)> transform);
+
+/// A value `bits` wide as i32 words (or a single narrower integer) and back, for shuffles and vector memory.
+Value bitcastToInt(OpBuilder &builder, Location loc, Value value);
+Value bitcastFromInt(OpBuilder &builder, Location loc, Value value, Type type);
+
+/// The patterns of each op family.
+void populateElementwisePatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
+void populateMemoryPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
+void populateReducePatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
+void populateLayoutPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
+void populateProgramPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
+
+} // namespace mlir::brick::lowering
+
+#endif // BRICK_LIB_CONVERSION_BRICKGPUTOLLVM_UTILITY_H

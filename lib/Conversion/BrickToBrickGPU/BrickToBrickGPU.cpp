@@ -1,0 +1,95 @@
+//===- BrickToBrickGPU.cpp - convert-brick-to-brickgpu: default layouts ----------===//
+//
+// The brick ops are also the brickgpu ops: this pass only gives tensor types an encoding. Each tensor gets the
+// default blocked layout for its shape, so any two values of one shape agree (elementwise ops, loop-carried
+// values and branches need no conversions). Only expand_dims, broadcast and reduce relate layouts of
+// different shapes; they get explicit convert_layout ops, which later passes fold away.
+//
+//===----------------------------------------------------------------------===//
+
+#include "brick/Conversion/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::brick {
+#define GEN_PASS_DEF_CONVERTBRICKTOBRICKGPU
+#include "brick/Conversion/Passes.h.inc"
+
+namespace {
+using brickgpu::BlockedEncodingAttr;
+using brickgpu::ConvertLayoutOp;
+using brickgpu::SliceEncodingAttr;
+
+struct ConvertBrickToBrickGPUPass : impl::ConvertBrickToBrickGPUBase<ConvertBrickToBrickGPUPass> {
+  using Base::Base;
+
+  RankedTensorType withDefaultLayout(RankedTensorType type) {
+    return RankedTensorType::get(type.getShape(), type.getElementType(),
+                                 BlockedEncodingAttr::getDefault(type.getContext(), type.getShape(), numWarps));
+  }
+
+  Type withDefaultLayout(Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && !tensor.getEncoding() ? withDefaultLayout(tensor) : type;
+  }
+
+  /// Replaces operand `index` of `op` by its conversion to `type`.
+  void convertOperand(OpBuilder &builder, Operation *op, unsigned index, RankedTensorType type) {
+    builder.setInsertionPoint(op);
+    Value converted = ConvertLayoutOp::create(builder, op->getLoc(), type, op->getOperand(index));
+    op->setOperand(index, converted);
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+    module->setAttr(brickgpu::BrickGPUDialect::getNumWarpsAttrName(),
+                    IntegerAttr::get(IntegerType::get(context, 32), numWarps));
+
+    // 1. Every tensor value (results and block arguments) gets its shape's default layout.
+    module.walk([&](Operation *op) {
+      for (Value result : op->getResults())
+        result.setType(withDefaultLayout(result.getType()));
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument argument : block.getArguments())
+            argument.setType(withDefaultLayout(argument.getType()));
+      // Constants carry their type in their value too.
+      if (auto constant = dyn_cast<arith::ConstantOp>(op))
+        if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
+          constant.setValueAttr(dense.reshape(cast<ShapedType>(constant.getType())));
+    });
+
+    // 2. The ops that relate layouts of different shapes.
+    OpBuilder builder(context);
+    module.walk([&](Operation *op) {
+      if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
+        auto result = cast<RankedTensorType>(expand.getType());
+        auto layout = SliceEncodingAttr::get(context, expand.getAxis(),
+                                             cast<brickgpu::DistributedLayoutAttr>(result.getEncoding()));
+        auto src = cast<RankedTensorType>(expand.getSrc().getType());
+        convertOperand(builder, op, 0, RankedTensorType::get(src.getShape(), src.getElementType(), layout));
+      } else if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
+        auto src = cast<RankedTensorType>(broadcast.getSrc().getType());
+        Attribute layout = cast<RankedTensorType>(broadcast.getType()).getEncoding();
+        convertOperand(builder, op, 0, RankedTensorType::get(src.getShape(), src.getElementType(), layout));
+      } else if (auto reduce = dyn_cast<ReduceOp>(op)) {
+        auto src = cast<RankedTensorType>(reduce.getSrcs().front().getType());
+        builder.setInsertionPointAfter(op);
+        for (OpResult result : reduce->getResults()) {
+          auto type = dyn_cast<RankedTensorType>(result.getType());
+          if (!type)
+            continue; // reducing a 1-D block gives a scalar
+          auto slice = SliceEncodingAttr::get(context, reduce.getAxis(),
+                                              cast<brickgpu::DistributedLayoutAttr>(src.getEncoding()));
+          result.setType(RankedTensorType::get(type.getShape(), type.getElementType(), slice));
+          auto converted = ConvertLayoutOp::create(builder, op->getLoc(), type, result);
+          result.replaceAllUsesExcept(converted, converted);
+        }
+      }
+    });
+  }
+};
+} // namespace
+} // namespace mlir::brick

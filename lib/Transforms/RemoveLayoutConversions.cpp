@@ -1,0 +1,217 @@
+//===- RemoveLayoutConversions.cpp - brickgpu-remove-layout-conversions ---------===//
+//
+// Conversions between layouts cost a round trip through shared memory. Two rewrites remove them:
+//   * recompute: convert_layout(v, L) where v is cheap to recompute from scalars (constants, splats, ranges,
+//     and elementwise/pointer arithmetic, expand_dims and broadcast over them) becomes v recomputed in L;
+//   * sink: an elementwise op or reduction whose operands come converted from one layout L (at least one
+//     of them from a value that is not cheap to recompute) runs in L instead, and its result is converted.
+// Sinking moves conversions towards users, where they meet the conversions coalescing put in front of
+// stores and cancel. Recomputing never undoes a sink: it needs every operand to be cheap to recompute.
+//
+//===----------------------------------------------------------------------===//
+
+#include "brick/Dialect/BrickGPU/BrickGPUDialect.h"
+#include "brick/Transforms/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::brick {
+#define GEN_PASS_DEF_BRICKGPUREMOVELAYOUTCONVERSIONS
+#include "brick/Transforms/Passes.h.inc"
+
+namespace {
+using brickgpu::ConvertLayoutOp;
+using brickgpu::DistributedLayoutAttr;
+using brickgpu::SliceEncodingAttr;
+
+constexpr int kMaxDepth = 32;
+
+RankedTensorType withLayout(Type type, Attribute layout) {
+  auto tensor = cast<RankedTensorType>(type);
+  return RankedTensorType::get(tensor.getShape(), tensor.getElementType(), layout);
+}
+
+Attribute layoutOf(Value value) { return cast<RankedTensorType>(value.getType()).getEncoding(); }
+
+/// Elementwise, side-effect-free ops over blocks of one shape: arith, math and brick.addptr.
+bool isElementwise(Operation *op) {
+  if (op->getNumRegions() != 0 || op->getNumResults() != 1 || !isa<RankedTensorType>(op->getResult(0).getType()))
+    return false;
+  if (!isa<AddPtrOp>(op) && !op->hasTrait<OpTrait::Elementwise>())
+    return false;
+  return isMemoryEffectFree(op);
+}
+
+/// Whether `value` can be recomputed in `layout` from scalars and constants alone.
+bool canRecompute(Value value, Attribute layout, int depth = kMaxDepth) {
+  if (!isa<RankedTensorType>(value.getType()))
+    return true;
+  if (layoutOf(value) == layout)
+    return true;
+  Operation *op = value.getDefiningOp();
+  if (!op || depth == 0)
+    return false;
+  if (auto constant = dyn_cast<arith::ConstantOp>(op))
+    return isa<SplatElementsAttr>(constant.getValue());
+  if (isa<MakeRangeOp, SplatOp, ConvertLayoutOp>(op))
+    return true;
+  if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
+    auto distributed = dyn_cast<DistributedLayoutAttr>(layout);
+    return distributed &&
+           canRecompute(expand.getSrc(), SliceEncodingAttr::get(op->getContext(), expand.getAxis(), distributed),
+                        depth - 1);
+  }
+  if (auto broadcast = dyn_cast<BroadcastOp>(op))
+    return canRecompute(broadcast.getSrc(), layout, depth - 1);
+  if (isElementwise(op))
+    return llvm::all_of(op->getOperands(), [&](Value operand) { return canRecompute(operand, layout, depth - 1); });
+  return false;
+}
+
+/// Recomputes `value` in `layout` (canRecompute must hold), right after `value` is defined so that loops
+/// do not recompute what is invariant.
+Value recompute(PatternRewriter &rewriter, Value value, Attribute layout,
+                llvm::DenseMap<std::pair<Value, Attribute>, Value> &done) {
+  if (!isa<RankedTensorType>(value.getType()) || layoutOf(value) == layout)
+    return value;
+  if (Value known = done.lookup({value, layout}))
+    return known;
+  Operation *op = value.getDefiningOp();
+  Type type = withLayout(value.getType(), layout);
+  OpBuilder::InsertionGuard guard(rewriter);
+  Value result;
+  if (auto convert = dyn_cast<ConvertLayoutOp>(op)) {
+    rewriter.setInsertionPointAfter(op);
+    result = layoutOf(convert.getSrc()) == layout
+                 ? convert.getSrc()
+                 : Value(ConvertLayoutOp::create(rewriter, op->getLoc(), type, convert.getSrc()));
+  } else if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+    rewriter.setInsertionPointAfter(op);
+    auto dense = cast<DenseElementsAttr>(constant.getValue()).reshape(cast<ShapedType>(type));
+    result = arith::ConstantOp::create(rewriter, op->getLoc(), cast<TypedAttr>(dense));
+  } else {
+    // Operands first (each right after its own definition), then this op after all of them.
+    SmallVector<Value> operands;
+    for (Value operand : op->getOperands()) {
+      Attribute operandLayout = layout;
+      if (auto expand = dyn_cast<ExpandDimsOp>(op))
+        operandLayout = SliceEncodingAttr::get(op->getContext(), expand.getAxis(), cast<DistributedLayoutAttr>(layout));
+      operands.push_back(recompute(rewriter, operand, operandLayout, done));
+    }
+    rewriter.setInsertionPointAfter(op);
+    for (Value operand : operands)
+      if (Operation *definition = operand.getDefiningOp())
+        if (definition->getBlock() == op->getBlock() && op->isBeforeInBlock(definition))
+          rewriter.setInsertionPointAfter(definition);
+    OperationState state(op->getLoc(), op->getName(), operands, TypeRange{type}, op->getAttrs());
+    result = rewriter.create(state)->getResult(0);
+  }
+  done[{value, layout}] = result;
+  return result;
+}
+
+struct RecomputeInTargetLayout : OpRewritePattern<ConvertLayoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvertLayoutOp op, PatternRewriter &rewriter) const override {
+    Attribute target = op.getType().getEncoding();
+    Value src = op.getSrc();
+    if (isa_and_present<ConvertLayoutOp>(src.getDefiningOp()) || !canRecompute(src, target))
+      return failure();
+    llvm::DenseMap<std::pair<Value, Attribute>, Value> done;
+    rewriter.replaceOp(op, recompute(rewriter, src, target, done));
+    return success();
+  }
+};
+
+/// The layout `op`'s operands are converted from, when they all are (or are cheap to recompute) and at
+/// least one of them is not cheap to recompute where it is now.
+std::optional<Attribute> commonSourceLayout(Operation *op, ValueRange operands) {
+  std::optional<Attribute> common;
+  bool anchored = false;
+  for (Value operand : operands) {
+    if (!isa<RankedTensorType>(operand.getType()))
+      continue;
+    auto convert = operand.getDefiningOp<ConvertLayoutOp>();
+    if (!convert)
+      continue;
+    Attribute source = layoutOf(convert.getSrc());
+    if (common && *common != source)
+      return std::nullopt;
+    common = source;
+    anchored |= !canRecompute(convert.getSrc(), layoutOf(operand));
+  }
+  if (!common || !anchored || *common == layoutOf(operands.front()))
+    return std::nullopt;
+  for (Value operand : operands)
+    if (isa<RankedTensorType>(operand.getType()) && !operand.getDefiningOp<ConvertLayoutOp>() &&
+        !canRecompute(operand, *common))
+      return std::nullopt;
+  return common;
+}
+
+struct SinkConversionThroughElementwise : RewritePattern {
+  SinkConversionThroughElementwise(MLIRContext *context) : RewritePattern(MatchAnyOpTypeTag(), 1, context) {}
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    if (!isElementwise(op))
+      return failure();
+    std::optional<Attribute> layout = commonSourceLayout(op, op->getOperands());
+    if (!layout)
+      return failure();
+    llvm::DenseMap<std::pair<Value, Attribute>, Value> done;
+    SmallVector<Value> operands;
+    for (Value operand : op->getOperands()) {
+      if (auto convert = operand.getDefiningOp<ConvertLayoutOp>(); convert && layoutOf(convert.getSrc()) == *layout)
+        operands.push_back(convert.getSrc());
+      else
+        operands.push_back(recompute(rewriter, operand, *layout, done));
+    }
+    Type original = op->getResult(0).getType();
+    OperationState state(op->getLoc(), op->getName(), operands, TypeRange{withLayout(original, *layout)},
+                         op->getAttrs());
+    Operation *moved = rewriter.create(state);
+    rewriter.replaceOpWithNewOp<ConvertLayoutOp>(op, original, moved->getResult(0));
+    return success();
+  }
+};
+
+struct SinkConversionThroughReduce : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp op, PatternRewriter &rewriter) const override {
+    std::optional<Attribute> layout = commonSourceLayout(op, op.getSrcs());
+    if (!layout || !llvm::all_of(op.getSrcs(), [](Value v) { return v.getDefiningOp<ConvertLayoutOp>(); }))
+      return failure();
+    auto distributed = dyn_cast<DistributedLayoutAttr>(*layout);
+    if (!distributed)
+      return failure();
+    Attribute resultLayout = SliceEncodingAttr::get(op->getContext(), op.getAxis(), distributed);
+    rewriter.setInsertionPointAfter(op);
+    rewriter.modifyOpInPlace(op, [&] {
+      for (OpOperand &operand : op->getOpOperands())
+        operand.set(operand.get().getDefiningOp<ConvertLayoutOp>().getSrc());
+    });
+    for (OpResult result : op->getResults()) {
+      if (!isa<RankedTensorType>(result.getType()))
+        continue;
+      Type original = result.getType();
+      rewriter.modifyOpInPlace(op, [&] { result.setType(withLayout(original, resultLayout)); });
+      auto back = ConvertLayoutOp::create(rewriter, op.getLoc(), original, result);
+      rewriter.replaceAllUsesExcept(result, back, back);
+    }
+    return success();
+  }
+};
+
+struct RemoveLayoutConversionsPass : impl::BrickGPURemoveLayoutConversionsBase<RemoveLayoutConversionsPass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    RewritePatternSet patterns(context);
+    patterns.add<RecomputeInTargetLayout, SinkConversionThroughElementwise, SinkConversionThroughReduce>(context);
+    ConvertLayoutOp::getCanonicalizationPatterns(patterns, context);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
+} // namespace mlir::brick
