@@ -25,7 +25,8 @@ bool mlir::brick::isNoOpConversion(RankedTensorType from, RankedTensorType to) {
 
 unsigned mlir::brick::getWarpsAlongAxis(RankedTensorType type, unsigned axis) {
   unsigned warps = 1;
-  for (const auto &basis : brickgpu::getLinearLayout(type).getWarpBases())
+  brickgpu::LinearLayout layout = brickgpu::getLinearLayout(type);
+  for (const auto &basis : layout.getWarpBases())
     if (basis[axis] != 0)
       warps *= 2;
   return warps;

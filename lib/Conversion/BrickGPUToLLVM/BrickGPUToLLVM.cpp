@@ -65,6 +65,7 @@ struct ConvertBrickGPUToLLVMPass : impl::ConvertBrickGPUToLLVMBase<ConvertBrickG
     bool fast = fastMath;
     populateMathPolynomialApproximationPatterns(
         patterns, [fast](StringRef name) {
+          name.consume_front("math."); // the predicate may see "math.exp" or "exp"
           bool hasFastInstruction = name == "exp" || name == "exp2" || name == "log" || name == "log2" ||
                                     name == "sin" || name == "cos" || name == "tanh" || name == "rsqrt";
           return !fast || !hasFastInstruction;
