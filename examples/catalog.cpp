@@ -1,0 +1,60 @@
+//===- catalog.cpp - The example kernels with a typical specialization each ----===//
+
+#include "catalog.h"
+
+#include "matmul.h"
+#include "moe.h"
+#include "softmax.h"
+#include "vector_add.h"
+
+#include <iostream>
+
+namespace examples {
+
+namespace {
+template <class K> Example make(std::string name, std::string summary, K kernel, brick::Specialization spec) {
+  return Example{std::move(name), std::move(summary),
+                 [kernel, spec](mlir::MLIRContext *context, const std::function<void(mlir::Operation *)> &run) {
+                   return kernel.build(context, spec, run);
+                 }};
+}
+} // namespace
+
+const std::vector<Example> &catalog() {
+  using brick::Arg;
+  using brick::dyn;
+  // What the runtime knows at a typical launch: cudaMalloc'ed buffers are 16-byte aligned, sizes and
+  // strides are multiples of 16, unit strides are 1.
+  static const Arg aligned = Arg::divisibleBy(16), one = Arg::equalToOne();
+  static const std::vector<Example> examples = {
+      make("vector_add", "out = x + y (f32, BLOCK = 1024)", vectorAdd(), {aligned, aligned, aligned, aligned, 1024}),
+      make("softmax", "fused row softmax (f32, 1024 columns, one row per program)", softmax<brick::f32>(),
+           {aligned, aligned, aligned, aligned, aligned, 1024}),
+      make("matmul", "C = A * B (f16, 128x128x64 tiles, GROUP_M = 8)", matmul<brick::f16>(),
+           {aligned, aligned, aligned, dyn, dyn, dyn, aligned, one, aligned, one, aligned, one, 128, 128, 64, 8}),
+      make("moe", "MoE grouped GEMM (bf16, 64x128x64 tiles, GROUP_M = 8)", moe<brick::bf16>(),
+           {aligned, aligned, aligned, aligned, aligned, dyn, dyn, dyn, dyn, dyn, aligned, one, aligned, aligned, one,
+            aligned, one, 64, 128, 64, 8}),
+  };
+  return examples;
+}
+
+const Example *findExample(const std::string &name) {
+  for (const Example &example : catalog())
+    if (example.name == name)
+      return &example;
+  return nullptr;
+}
+
+int printBrickIR(const std::string &name) {
+  const Example *example = findExample(name);
+  brick::BuildResult result = example->build(nullptr, nullptr);
+  if (!result) {
+    std::cerr << result.errors();
+    return 1;
+  }
+  std::cout << "// " << example->name << ": " << example->summary << "\n" << result.ir();
+  return 0;
+}
+
+} // namespace examples

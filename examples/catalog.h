@@ -1,0 +1,34 @@
+//===- catalog.h - The example kernels with a typical specialization each ------===//
+//
+// One list that the example programs, brickc --example and the tests share.
+//
+//===----------------------------------------------------------------------===//
+#ifndef BRICK_EXAMPLES_CATALOG_H
+#define BRICK_EXAMPLES_CATALOG_H
+
+#include "brick/brick.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace examples {
+
+struct Example {
+  std::string name;
+  std::string summary;
+  /// Builds the kernel's brick IR (into `context`, a fresh one when null); `run` sees the module.
+  std::function<brick::BuildResult(mlir::MLIRContext *context, const std::function<void(mlir::Operation *)> &run)>
+      build;
+};
+
+const std::vector<Example> &catalog();
+/// The example called `name`, or null.
+const Example *findExample(const std::string &name);
+
+/// What an example program does for now: prints the example's brick IR. Returns the exit code.
+int printBrickIR(const std::string &name);
+
+} // namespace examples
+
+#endif // BRICK_EXAMPLES_CATALOG_H

@@ -1,0 +1,61 @@
+//===- Pipeline.h - Brick's compilation pipeline, stage by stage ---------------===//
+//
+//   brick  --(canonicalize, cse, brick-combine)-->  brick
+//          --(convert-brick-to-brickgpu, coalesce, remove-layout-conversions, allocate-shared-memory)--> brickgpu
+//          --(scf-to-cf, convert-brickgpu-to-llvm)--> LLVM dialect --> LLVM IR --> PTX --> cubin (ptxas)
+//
+//===----------------------------------------------------------------------===//
+#ifndef BRICK_COMPILER_PIPELINE_H
+#define BRICK_COMPILER_PIPELINE_H
+
+#include "brick/Target/PTX.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+
+#include <string>
+#include <vector>
+
+namespace brick {
+
+enum class Stage { Brick, BrickGPU, LLVMDialect, LLVMIR, PTX, Cubin };
+/// "brick", "brickgpu", "llvm-dialect", "llvm-ir", "ptx", "cubin".
+llvm::StringRef stageName(Stage stage);
+llvm::Expected<Stage> parseStage(llvm::StringRef name);
+
+struct CompileOptions {
+  GpuTarget target;
+  unsigned numWarps = 4;
+  /// exp, exp2, log, log2, sin, cos, tanh, rsqrt through PTX's approximate instructions (Triton's default).
+  bool fastMath = true;
+  /// When set, the IR after every pass, then the LLVM IR and the PTX, go to files in this folder, numbered
+  /// in pipeline order.
+  std::string dumpDirectory;
+};
+
+/// What compiling a module produced, up to the stage asked for.
+struct Artifacts {
+  std::string kernelName;
+  unsigned numWarps = 4;
+  unsigned sharedMemory = 0; // dynamic shared memory bytes the launch must provide
+  std::string llvmIR, ptx;
+  std::vector<char> cubin;
+  ResourceUsage usage;
+};
+
+/// The dialects a module may hold at any stage.
+void registerPipelineDialects(mlir::DialectRegistry &registry);
+
+/// Runs the MLIR part of the pipeline over `module` up to `stage` (brick, brickgpu or llvm-dialect).
+/// Errors are reported as diagnostics on the module's context.
+mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &options, Stage stage);
+/// The same, numbering dumped files from `*dumpCounter` on (and advancing it).
+mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &options, Stage stage,
+                                unsigned *dumpCounter);
+
+/// Lowers `module` and carries on to LLVM IR, PTX and the cubin as far as `stage` asks.
+llvm::Expected<Artifacts> compile(mlir::ModuleOp module, const CompileOptions &options, Stage stage);
+
+} // namespace brick
+
+#endif // BRICK_COMPILER_PIPELINE_H

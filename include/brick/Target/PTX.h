@@ -1,0 +1,52 @@
+//===- PTX.h - LLVM dialect -> LLVM IR -> PTX -> cubin --------------------------===//
+#ifndef BRICK_TARGET_PTX_H
+#define BRICK_TARGET_PTX_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace brick {
+
+/// Which GPU code is for: sm_<capability>, with the `a` suffix (sm_90a: wgmma, setmaxnreg) when asked.
+struct GpuTarget {
+  unsigned computeCapability = 90;
+  bool archSpecific = true;
+  /// "sm_90a", "sm_80".
+  std::string name() const;
+  /// Parses "sm_80", "sm_90", "sm_90a"; an error names what is accepted.
+  static llvm::Expected<GpuTarget> parse(llvm::StringRef name);
+};
+
+/// The PTX ISA version Brick emits: 8.0, which CUDA 12+ ptxas and drivers (r525+) accept for sm_80 and sm_90(a).
+constexpr unsigned kPtxVersion = 80;
+
+/// Translates a module in the LLVM and NVVM dialects to LLVM IR for `target`, optimized at -O3.
+llvm::Expected<std::unique_ptr<llvm::Module>> translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
+                                                                const GpuTarget &target);
+
+/// PTX for an LLVM module, through LLVM's NVPTX back end.
+llvm::Expected<std::string> emitPTX(llvm::Module &module, const GpuTarget &target);
+
+/// What ptxas said about a kernel (from -v).
+struct ResourceUsage {
+  unsigned registers = 0;
+  unsigned spillStores = 0, spillLoads = 0;
+  unsigned stackFrame = 0;
+  unsigned sharedMemory = 0; // static shared memory; dynamic shared memory is on top of it
+  std::string report;        // ptxas's own words
+};
+
+/// The ptxas to use: $BRICK_PTXAS, /usr/local/cuda/bin/ptxas, or ptxas on the PATH; empty when none.
+std::string findPtxas();
+
+/// Assembles PTX into a cubin with ptxas; `usage` receives its resource report.
+llvm::Expected<std::vector<char>> assembleCubin(llvm::StringRef ptx, const GpuTarget &target, ResourceUsage *usage);
+
+} // namespace brick
+
+#endif // BRICK_TARGET_PTX_H

@@ -1,0 +1,162 @@
+//===- Pipeline.cpp - The pass pipeline and the stages after MLIR ---------------===//
+
+#include "brick/Compiler/Pipeline.h"
+
+#include "brick/Conversion/Passes.h"
+#include "brick/Registration.h"
+#include "brick/Transforms/Passes.h"
+
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace brick {
+
+namespace {
+llvm::Error error(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+constexpr Stage kStages[] = {Stage::Brick, Stage::BrickGPU, Stage::LLVMDialect, Stage::LLVMIR, Stage::PTX, Stage::Cubin};
+
+/// Writes `text` to `name` in the dump folder.
+void dump(const CompileOptions &options, llvm::StringRef name, llvm::StringRef text) {
+  if (options.dumpDirectory.empty())
+    return;
+  llvm::SmallString<256> path(options.dumpDirectory);
+  llvm::sys::path::append(path, name);
+  std::error_code ec;
+  llvm::raw_fd_ostream file(path, ec);
+  if (!ec)
+    file << text;
+}
+
+std::string numbered(unsigned index, llvm::StringRef name) {
+  return (llvm::Twine(index < 10 ? "0" : "") + llvm::Twine(index) + "_" + name).str();
+}
+
+/// Writes the module after every pass as "<NN>_<pass>.mlir" (00 is the input).
+struct DumpAfterEachPass : mlir::PassInstrumentation {
+  DumpAfterEachPass(const CompileOptions &options, unsigned &counter) : options(options), counter(counter) {}
+  void runAfterPass(mlir::Pass *pass, mlir::Operation *op) override {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    op->print(os);
+    dump(options, numbered(++counter, pass->getArgument().str() + ".mlir"), text);
+  }
+  const CompileOptions &options;
+  unsigned &counter;
+};
+} // namespace
+
+llvm::StringRef stageName(Stage stage) {
+  switch (stage) {
+  case Stage::Brick: return "brick";
+  case Stage::BrickGPU: return "brickgpu";
+  case Stage::LLVMDialect: return "llvm-dialect";
+  case Stage::LLVMIR: return "llvm-ir";
+  case Stage::PTX: return "ptx";
+  case Stage::Cubin: return "cubin";
+  }
+  return "";
+}
+
+llvm::Expected<Stage> parseStage(llvm::StringRef name) {
+  for (Stage stage : kStages)
+    if (stageName(stage) == name)
+      return stage;
+  return error("unknown stage '" + name + "': expected brick, brickgpu, llvm-dialect, llvm-ir, ptx or cubin");
+}
+
+void registerPipelineDialects(mlir::DialectRegistry &registry) { registerDialects(registry); }
+
+mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &options, Stage stage) {
+  return lowerModule(module, options, stage, nullptr);
+}
+
+mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &options, Stage stage,
+                                unsigned *dumpCounter) {
+  mlir::PassManager pm(module.getContext());
+  unsigned localCounter = 0;
+  unsigned &counter = dumpCounter ? *dumpCounter : localCounter;
+  if (!options.dumpDirectory.empty()) {
+    llvm::sys::fs::create_directories(options.dumpDirectory);
+    std::string input;
+    llvm::raw_string_ostream os(input);
+    module->print(os);
+    dump(options, numbered(counter, "input.mlir"), input);
+    pm.addInstrumentation(std::make_unique<DumpAfterEachPass>(options, counter));
+  }
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+  pm.addPass(mlir::brick::createBrickCombine());
+  if (stage >= Stage::BrickGPU) {
+    mlir::brick::ConvertBrickToBrickGPUOptions layouts;
+    layouts.numWarps = options.numWarps;
+    pm.addPass(mlir::brick::createConvertBrickToBrickGPU(layouts));
+    pm.addPass(mlir::brick::createBrickGPUCoalesce());
+    pm.addPass(mlir::brick::createBrickGPURemoveLayoutConversions());
+    pm.addPass(mlir::createCanonicalizerPass());
+    pm.addPass(mlir::createCSEPass());
+    pm.addPass(mlir::brick::createBrickGPUAllocateSharedMemory());
+  }
+  if (stage >= Stage::LLVMDialect) {
+    pm.addPass(mlir::createSCFToControlFlowPass());
+    mlir::brick::ConvertBrickGPUToLLVMOptions lowering;
+    lowering.computeCapability = options.target.computeCapability;
+    lowering.fastMath = options.fastMath;
+    pm.addPass(mlir::brick::createConvertBrickGPUToLLVM(lowering));
+    pm.addPass(mlir::createReconcileUnrealizedCastsPass());
+    pm.addPass(mlir::createCanonicalizerPass());
+    pm.addPass(mlir::createCSEPass());
+  }
+  return pm.run(module);
+}
+
+llvm::Expected<Artifacts> compile(mlir::ModuleOp module, const CompileOptions &options, Stage stage) {
+  Artifacts artifacts;
+  artifacts.numWarps = options.numWarps;
+  module.walk([&](mlir::Operation *op) {
+    if (op->hasAttr(mlir::brick::BrickDialect::getKernelAttrName()))
+      if (auto symbol = op->getAttrOfType<mlir::StringAttr>(mlir::SymbolTable::getSymbolAttrName()))
+        artifacts.kernelName = symbol.str();
+  });
+  unsigned counter = 0;
+  if (mlir::failed(lowerModule(module, options, std::min(stage, Stage::LLVMDialect), &counter)))
+    return error("compilation failed (see the errors above)");
+  if (auto shared = module->getAttrOfType<mlir::IntegerAttr>("brickgpu.shared"))
+    artifacts.sharedMemory = shared.getInt();
+  if (stage <= Stage::LLVMDialect)
+    return artifacts;
+
+  llvm::LLVMContext context;
+  auto llvmModule = translateToLLVMIR(module, context, options.target);
+  if (!llvmModule)
+    return llvmModule.takeError();
+  llvm::raw_string_ostream(artifacts.llvmIR) << **llvmModule;
+  dump(options, numbered(++counter, "llvm-ir.ll"), artifacts.llvmIR);
+  if (stage == Stage::LLVMIR)
+    return artifacts;
+
+  auto ptx = emitPTX(**llvmModule, options.target);
+  if (!ptx)
+    return ptx.takeError();
+  artifacts.ptx = std::move(*ptx);
+  dump(options, numbered(++counter, "ptx.ptx"), artifacts.ptx);
+  if (stage == Stage::PTX)
+    return artifacts;
+
+  auto cubin = assembleCubin(artifacts.ptx, options.target, &artifacts.usage);
+  if (!cubin)
+    return cubin.takeError();
+  artifacts.cubin = std::move(*cubin);
+  return artifacts;
+}
+
+} // namespace brick

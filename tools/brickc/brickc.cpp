@@ -1,0 +1,142 @@
+//===- brickc.cpp - Compile a kernel to any stage and inspect it ---------------===//
+//
+//   brickc kernel.mlir --emit=ptx --arch=sm_90a -o kernel.ptx
+//   brickc --example=softmax --emit=brickgpu --num-warps=8
+//   brickc --example=matmul --emit=cubin --resource-usage -o matmul.cubin
+//   brickc kernel.mlir --emit=ptx --dump-dir=stages/      (the IR after every pass, numbered)
+//
+//===----------------------------------------------------------------------===//
+
+#include "catalog.h"
+
+#include "brick/Compiler/Pipeline.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace llvm;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir file (brick dialect)>"), cl::init(""));
+static cl::opt<std::string> exampleName("example", cl::desc("Compile a built-in example instead of a file"),
+                                        cl::value_desc("vector_add|softmax|matmul|moe"), cl::init(""));
+static cl::opt<bool> listExamples("list-examples", cl::desc("List the built-in examples"));
+static cl::opt<std::string> emit("emit", cl::desc("Stage to stop at and print: brick, brickgpu, llvm-dialect, "
+                                                  "llvm-ir, ptx or cubin"),
+                                 cl::init("ptx"));
+static cl::opt<std::string> arch("arch", cl::desc("GPU architecture: sm_80, sm_90 or sm_90a"), cl::init("sm_90a"));
+static cl::opt<unsigned> numWarps("num-warps", cl::desc("Warps per program"), cl::init(4));
+static cl::opt<bool> noFastMath("no-fast-math", cl::desc("Precise exp/log/sin/cos/tanh (polynomials) instead of "
+                                                         "PTX's approximate instructions"));
+static cl::opt<std::string> dumpDir("dump-dir", cl::desc("Write the IR after every pass, the LLVM IR and the PTX "
+                                                         "into this folder, numbered in pipeline order"),
+                                    cl::init(""));
+static cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' for stdout)"), cl::init("-"));
+static cl::opt<bool> resourceUsage("resource-usage", cl::desc("Assemble with ptxas and report registers, spills "
+                                                              "and shared memory (on stderr)"));
+
+static int fail(const Twine &message) {
+  WithColor::error(errs(), "brickc") << message << "\n";
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "brickc: compile a Brick kernel to any stage\n");
+
+  if (listExamples) {
+    for (const examples::Example &example : examples::catalog())
+      outs() << example.name << "\t" << example.summary << "\n";
+    return 0;
+  }
+  auto stage = brick::parseStage(emit);
+  if (!stage)
+    return fail(toString(stage.takeError()));
+  auto target = brick::GpuTarget::parse(arch);
+  if (!target)
+    return fail(toString(target.takeError()));
+  if (numWarps == 0 || (numWarps & (numWarps - 1)) || numWarps > 32)
+    return fail("--num-warps must be a power of two from 1 to 32, got " + Twine(numWarps));
+  if (inputFile.empty() == exampleName.empty())
+    return fail("give either an input .mlir file or --example=<name> (--list-examples lists them)");
+
+  mlir::DialectRegistry registry;
+  brick::registerPipelineDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  SourceMgr sourceMgr;
+  // Errors carry their locations: the .mlir line, or the C++ line of the DSL call.
+  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  if (!exampleName.empty()) {
+    const examples::Example *example = examples::findExample(exampleName);
+    if (!example)
+      return fail("no example named '" + exampleName + "' (--list-examples lists them)");
+    brick::BuildResult built = example->build(&context, [&](mlir::Operation *op) {
+      module = mlir::OwningOpRef<mlir::ModuleOp>(cast<mlir::ModuleOp>(op->clone()));
+    });
+    if (!built) {
+      errs() << built.errors();
+      return 1;
+    }
+  } else {
+    std::string message;
+    auto file = mlir::openInputFile(inputFile, &message);
+    if (!file)
+      return fail(message);
+    sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
+    module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+    if (!module)
+      return 1;
+  }
+
+  brick::CompileOptions options;
+  options.target = *target;
+  options.numWarps = numWarps;
+  options.fastMath = !noFastMath;
+  options.dumpDirectory = dumpDir;
+  // The resource report needs a cubin, whatever stage is printed: it compiles a copy.
+  if (resourceUsage) {
+    mlir::OwningOpRef<mlir::ModuleOp> copy(module->clone());
+    brick::CompileOptions reportOptions = options;
+    reportOptions.dumpDirectory.clear();
+    auto report = brick::compile(*copy, reportOptions, brick::Stage::Cubin);
+    if (!report)
+      return fail(toString(report.takeError()));
+    const brick::ResourceUsage &usage = report->usage;
+    errs() << report->kernelName << " (" << target->name() << ", " << numWarps << " warps): " << usage.registers
+           << " registers, " << usage.spillStores << " bytes spill stores, " << usage.spillLoads
+           << " bytes spill loads, " << usage.stackFrame << " bytes stack, " << usage.sharedMemory
+           << " bytes static + " << report->sharedMemory << " bytes dynamic shared memory\n";
+  }
+  auto artifacts = brick::compile(*module, options, *stage);
+  if (!artifacts)
+    return fail(toString(artifacts.takeError()));
+
+  std::string message;
+  auto output = mlir::openOutputFile(outputFile, &message);
+  if (!output)
+    return fail(message);
+  switch (*stage) {
+  case brick::Stage::Brick:
+  case brick::Stage::BrickGPU:
+  case brick::Stage::LLVMDialect:
+    module->print(output->os());
+    break;
+  case brick::Stage::LLVMIR: output->os() << artifacts->llvmIR; break;
+  case brick::Stage::PTX: output->os() << artifacts->ptx; break;
+  case brick::Stage::Cubin:
+    if (outputFile == "-" && output->os().is_displayed())
+      return fail("a cubin is binary: write it to a file with -o");
+    output->os().write(artifacts->cubin.data(), artifacts->cubin.size());
+    break;
+  }
+  output->keep();
+  return 0;
+}
