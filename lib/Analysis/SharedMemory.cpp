@@ -59,6 +59,12 @@ int64_t mlir::brick::getScratchBytes(Operation *op) {
           bytes += llvm::alignTo(warps * outputs * getSharedElementBytes(getElementTypeOrSelf(operand.getType())), 16);
         return bytes;
       })
+      .Case([](DotOp dot) -> int64_t {
+        // The FMA fallback stages both operands in shared memory.
+        if (!brickgpu::getLayout(dot.getA().getType()))
+          return 0;
+        return llvm::alignTo(blockBytes(dot.getA().getType()), 16) + blockBytes(dot.getB().getType());
+      })
       .Case<ReshapeOp, TransOp>([](Operation *shapeOp) -> int64_t {
         auto from = cast<RankedTensorType>(shapeOp->getOperand(0).getType());
         return brickgpu::getLayout(from) ? blockBytes(from) : 0;

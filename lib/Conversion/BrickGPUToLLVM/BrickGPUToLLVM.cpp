@@ -60,6 +60,7 @@ struct ConvertBrickGPUToLLVMPass : impl::ConvertBrickGPUToLLVMBase<ConvertBrickG
     lowering::populateMemoryPatterns(converter, patterns, loweringContext);
     lowering::populateReducePatterns(converter, patterns, loweringContext);
     lowering::populateLayoutPatterns(converter, patterns, loweringContext);
+    lowering::populateDotPatterns(converter, patterns, loweringContext);
     // Math on scalars: f16/bf16 through f32; polynomials where PTX has no (fast) instruction.
     populateMathF32ExpansionPatterns(patterns, [](StringRef) { return true; }, /*benefit=*/3);
     bool fast = fastMath;
