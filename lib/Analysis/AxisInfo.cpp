@@ -99,10 +99,12 @@ AxisInfo divide(const AxisInfo &a, const AxisInfo &b) {
   std::optional<int64_t> divisor = b.getConstantValue();
   for (unsigned d = 0; d < rank; ++d) {
     constancy[d] = std::gcd(a.getConstancy(d), b.getConstancy(d));
-    // An aligned run of c consecutive values has one quotient by c.
-    if (divisor && *divisor > 0 && (*divisor & (*divisor - 1)) == 0 && a.getContiguity(d) >= *divisor &&
-        a.getDivisibility(d) % *divisor == 0)
-      constancy[d] = std::max(constancy[d], *divisor);
+    // Runs of c consecutive values starting at multiples of c, divided by a multiple of c that is constant
+    // along them, have one quotient per run (no multiple of the divisor falls inside a run).
+    if (b.getConstancy(d) >= a.getContiguity(d)) {
+      int64_t run = std::min({a.getContiguity(d), a.getDivisibility(d), b.getDivisibility(d)});
+      constancy[d] = std::max(constancy[d], run);
+    }
   }
   std::optional<int64_t> constant;
   if (a.getConstantValue() && divisor && *divisor != 0)

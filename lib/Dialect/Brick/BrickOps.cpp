@@ -226,7 +226,11 @@ LogicalResult ReduceOp::verifyRegions() {
   for (unsigned i = 0; i < n; ++i) {
     Type elementType = getElementTypeOrSelf(getSrcs()[i].getType());
     Type expected = shape.empty() ? elementType : RankedTensorType::get(shape, elementType);
-    if (getResult(i).getType() != expected)
+    // The layout (encoding) of a result is free; its shape and element type are not.
+    Type actual = getResult(i).getType();
+    if (auto tensor = dyn_cast<RankedTensorType>(actual))
+      actual = RankedTensorType::get(tensor.getShape(), tensor.getElementType());
+    if (actual != expected)
       return emitOpError() << "result " << i << " must be " << expected << " (operand " << i << " reduced along axis "
                            << axis << "), got " << getResult(i).getType();
   }

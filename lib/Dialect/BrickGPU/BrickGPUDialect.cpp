@@ -22,7 +22,26 @@ using namespace mlir::brickgpu;
 #define GET_TYPEDEF_CLASSES
 #include "BrickGPU/BrickGPUTypes.cpp.inc"
 
+namespace {
+/// Prints layouts once at the top of the module as #blocked, #blocked1, #slice, ... (as Triton does).
+struct BrickGPUAsmInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (isa<BlockedEncodingAttr>(attr))
+      os << "blocked";
+    else if (isa<SliceEncodingAttr>(attr))
+      os << "slice";
+    else if (isa<SharedEncodingAttr>(attr))
+      os << "shared";
+    else
+      return AliasResult::NoAlias;
+    return AliasResult::FinalAlias;
+  }
+};
+} // namespace
+
 void BrickGPUDialect::initialize() {
+  addInterfaces<BrickGPUAsmInterface>();
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "BrickGPU/BrickGPUAttrs.cpp.inc"
