@@ -37,14 +37,14 @@ def BrickGPU_LocalLoadOp : BrickGPU_Op<"local_load", [MemoryEffects<[MemRead<Bri
   let summary = "Read a shared-memory buffer into a block of a distributed layout";
   let arguments = (ins BrickGPU_MemDescType:$src);
   let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let assemblyFormat = "$src attr-dict `:` qualified(type($src)) `->` type($result)";
   let hasVerifier = 1;
 }
 
 def BrickGPU_LocalStoreOp : BrickGPU_Op<"local_store", [MemoryEffects<[MemWrite<BrickGPU_SharedMemory>]>]> {
   let summary = "Write a block into a shared-memory buffer";
   let arguments = (ins AnyRankedTensor:$src, BrickGPU_MemDescType:$dst);
-  let assemblyFormat = "$src `,` $dst attr-dict `:` type($src) `->` type($dst)";
+  let assemblyFormat = "$src `,` $dst attr-dict `:` type($src) `->` qualified(type($dst))";
   let hasVerifier = 1;
 }
 

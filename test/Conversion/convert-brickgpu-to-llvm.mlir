@@ -1,0 +1,102 @@
+// Per-thread code: blocks become structs of registers; memory ops become predicated vector PTX.
+// RUN: brick-opt %s -split-input-file -convert-brickgpu-to-llvm -reconcile-unrealized-casts | FileCheck %s
+
+#v4 = #brickgpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {brickgpu.num_warps = 4 : i32, brickgpu.shared = 0 : i32} {
+  // CHECK-LABEL: llvm.func @copy
+  // CHECK-SAME: %{{.*}}: !llvm.ptr<1> {llvm.align = 16 : i64}
+  // CHECK-SAME: attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>}
+  func.func @copy(%p: !brick.ptr<f32> {brick.divisibility = 16 : i32}, %n: i32 {brick.divisibility = 16 : i32}) attributes {brick.kernel} {
+    // CHECK: nvvm.read.ptx.sreg.ctaid.x
+    %pid = brick.program_id 0
+    // CHECK: nvvm.read.ptx.sreg.tid.x
+    %r = brick.make_range 0, 1024 : tensor<1024xi32, #v4>
+    %ns = brick.splat %n : tensor<1024xi32, #v4>
+    %m = arith.cmpi slt, %r, %ns : tensor<1024xi32, #v4>
+    %ps = brick.splat %p : tensor<1024x!brick.ptr<f32>, #v4>
+    // CHECK-COUNT-8: llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32
+    %ptrs = brick.addptr %ps, %r : tensor<1024x!brick.ptr<f32>, #v4>, tensor<1024xi32, #v4>
+    // 1024 elements over 128 threads: two 16-byte loads each, under the mask, with `other` moved in first.
+    // CHECK-COUNT-2: llvm.inline_asm has_side_effects "mov.b32 $0, $6;{{.*}}@$5 ld.global.v4.b32 {$0, $1, $2, $3}, [ $4 + 0 ];"
+    %zero = arith.constant dense<0.0> : tensor<1024xf32, #v4>
+    %x = brick.load %ptrs, %m, %zero : tensor<1024x!brick.ptr<f32>, #v4>
+    // CHECK-COUNT-8: llvm.fadd
+    %y = arith.addf %x, %x : tensor<1024xf32, #v4>
+    // CHECK-COUNT-2: llvm.inline_asm has_side_effects "@$5 st.global.v4.b32 [ $0 + 0 ], {$1, $2, $3, $4};"
+    brick.store %ptrs, %y, %m : tensor<1024x!brick.ptr<f32>, #v4>
+    return
+  }
+}
+
+// -----
+
+#v4 = #brickgpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {brickgpu.num_warps = 4 : i32, brickgpu.shared = 16 : i32} {
+  // CHECK: llvm.mlir.global external @brick_shared_memory() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+  // CHECK-LABEL: llvm.func @row_max
+  func.func @row_max(%x: tensor<1024xf32, #v4>) -> f32 {
+    // Four registers per thread combine first, then 5 butterfly steps over the lanes, then 4 warps through
+    // shared memory between two barriers.
+    // CHECK-COUNT-3: llvm.intr.maxnum
+    // CHECK: nvvm.shfl.sync bfly {{.*}} : i32 -> i32
+    // CHECK-COUNT-4: nvvm.shfl.sync bfly
+    // CHECK: nvvm.barrier0
+    // CHECK: llvm.store {{.*}} : f32, !llvm.ptr<3>
+    // CHECK: nvvm.barrier0
+    // CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+    %m = brick.reduce(%x) axis = 0 {brickgpu.offset = 0 : i32} : (tensor<1024xf32, #v4>) -> f32 {
+    ^bb0(%u: f32, %v: f32):
+      %w = arith.maxnumf %u, %v : f32
+      brick.reduce.return %w : f32
+    }
+    return %m : f32
+  }
+}
+
+// -----
+
+#a = #brickgpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#b = #brickgpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {brickgpu.num_warps = 4 : i32, brickgpu.shared = 4096 : i32} {
+  // A real conversion: write at the old positions, barrier, read the new ones.
+  // CHECK-LABEL: llvm.func @convert
+  // CHECK: nvvm.barrier0
+  // CHECK-COUNT-8: llvm.store {{.*}} : f32, !llvm.ptr<3>
+  // CHECK: nvvm.barrier0
+  // CHECK-COUNT-8: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+  func.func @convert(%x: tensor<1024xf32, #a>) -> tensor<1024xf32, #b> {
+    %y = brickgpu.convert_layout %x {brickgpu.offset = 0 : i32} : tensor<1024xf32, #a> -> tensor<1024xf32, #b>
+    return %y : tensor<1024xf32, #b>
+  }
+}
+
+// -----
+
+#v1 = #brickgpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+module attributes {brickgpu.num_warps = 1 : i32, brickgpu.shared = 0 : i32} {
+  // exp through ex2.approx (x * log2 e); f16 math computes in f32.
+  // CHECK-LABEL: llvm.func @math
+  // CHECK: llvm.fpext {{.*}} : f16 to f32
+  // CHECK: llvm.fmul {{.*}} : f32
+  // CHECK: llvm.inline_asm "ex2.approx.f32 $0, $1;", "=f,f"
+  // CHECK: llvm.fptrunc {{.*}} : f32 to f16
+  func.func @math(%x: tensor<32xf16, #v1>) -> tensor<32xf16, #v1> {
+    %y = math.exp %x : tensor<32xf16, #v1>
+    return %y : tensor<32xf16, #v1>
+  }
+}
+
+// -----
+
+#v1 = #brickgpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+module attributes {brickgpu.num_warps = 2 : i32, brickgpu.shared = 0 : i32} {
+  // Atomics: one atom.global per element, with the ordering and scope asked for.
+  // CHECK-LABEL: llvm.func @atomics
+  // CHECK: atom.acq_rel.gpu.global.add.f32
+  // CHECK: atom.relaxed.cta.global.cas.b32
+  func.func @atomics(%p: tensor<64x!brick.ptr<f32>, #v1>, %q: tensor<64x!brick.ptr<i32>, #v1>, %v: tensor<64xf32, #v1>, %w: tensor<64xi32, #v1>) {
+    %0 = brick.atomic_rmw fadd, acq_rel, gpu, %p, %v : tensor<64x!brick.ptr<f32>, #v1>
+    %1 = brick.atomic_cas relaxed, cta, %q, %w, %w : tensor<64x!brick.ptr<i32>, #v1>
+    return
+  }
+}

@@ -1,0 +1,83 @@
+// Conversions disappear: cheap values are recomputed in the layout users want, and elementwise ops and
+// reductions move into the layout their operands come from.
+// RUN: brick-opt %s -brickgpu-remove-layout-conversions -canonicalize -split-input-file | FileCheck %s
+
+#a = #brickgpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#b = #brickgpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+
+// Pointers and masks built from ranges and splats are recomputed in the load's layout.
+// CHECK-LABEL: func.func @recompute_addresses
+// CHECK-NOT: brickgpu.convert_layout
+// CHECK: brick.make_range 0, 1024 : tensor<1024xi32, #[[B:.*]]>
+// CHECK: brick.load {{.*}} : tensor<1024x!brick.ptr<f32>, #[[B]]>
+func.func @recompute_addresses(%p: !brick.ptr<f32>, %n: i32) -> tensor<1024xf32, #b> {
+  %r = brick.make_range 0, 1024 : tensor<1024xi32, #a>
+  %ns = brick.splat %n : tensor<1024xi32, #a>
+  %m = arith.cmpi slt, %r, %ns : tensor<1024xi32, #a>
+  %ps = brick.splat %p : tensor<1024x!brick.ptr<f32>, #a>
+  %ptrs = brick.addptr %ps, %r : tensor<1024x!brick.ptr<f32>, #a>, tensor<1024xi32, #a>
+  %ptrs_b = brickgpu.convert_layout %ptrs : tensor<1024x!brick.ptr<f32>, #a> -> tensor<1024x!brick.ptr<f32>, #b>
+  %m_b = brickgpu.convert_layout %m : tensor<1024xi1, #a> -> tensor<1024xi1, #b>
+  %x = brick.load %ptrs_b, %m_b : tensor<1024x!brick.ptr<f32>, #b>
+  return %x : tensor<1024xf32, #b>
+}
+
+// -----
+
+#a = #brickgpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#b = #brickgpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+
+// Loaded values converted away and back meet after the elementwise op moves into their layout.
+// CHECK-LABEL: func.func @sink_through_elementwise
+// CHECK-NOT: brickgpu.convert_layout
+// CHECK: arith.addf {{.*}} : tensor<1024xf32, #[[B:.*]]>
+// CHECK: math.exp {{.*}} : tensor<1024xf32, #[[B]]>
+// CHECK: brick.store {{.*}} : tensor<1024x!brick.ptr<f32>, #[[B]]>
+func.func @sink_through_elementwise(%pa: tensor<1024x!brick.ptr<f32>, #b>, %pb: tensor<1024x!brick.ptr<f32>, #b>, %c: f32) {
+  %x = brick.load %pa : tensor<1024x!brick.ptr<f32>, #b>
+  %y = brick.load %pb : tensor<1024x!brick.ptr<f32>, #b>
+  %xa = brickgpu.convert_layout %x : tensor<1024xf32, #b> -> tensor<1024xf32, #a>
+  %ya = brickgpu.convert_layout %y : tensor<1024xf32, #b> -> tensor<1024xf32, #a>
+  %cs = brick.splat %c : tensor<1024xf32, #a>
+  %s = arith.addf %xa, %ya : tensor<1024xf32, #a>
+  %t = arith.mulf %s, %cs : tensor<1024xf32, #a>
+  %e = math.exp %t : tensor<1024xf32, #a>
+  %eb = brickgpu.convert_layout %e : tensor<1024xf32, #a> -> tensor<1024xf32, #b>
+  brick.store %pa, %eb : tensor<1024x!brick.ptr<f32>, #b>
+  return
+}
+
+// -----
+
+#a = #brickgpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#b = #brickgpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+
+// A reduction reads its operand where it was loaded.
+// CHECK-LABEL: func.func @sink_into_reduce
+// CHECK-NOT: brickgpu.convert_layout
+// CHECK: brick.reduce(%{{.*}}) axis = 0 : (tensor<1024xf32, #[[B:.*]]>) -> f32
+func.func @sink_into_reduce(%p: tensor<1024x!brick.ptr<f32>, #b>) -> f32 {
+  %x = brick.load %p : tensor<1024x!brick.ptr<f32>, #b>
+  %xa = brickgpu.convert_layout %x : tensor<1024xf32, #b> -> tensor<1024xf32, #a>
+  %m = brick.reduce(%xa) axis = 0 : (tensor<1024xf32, #a>) -> f32 {
+  ^bb0(%u: f32, %v: f32):
+    %w = arith.maxnumf %u, %v : f32
+    brick.reduce.return %w : f32
+  }
+  return %m : f32
+}
+
+// -----
+
+#a = #brickgpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#b = #brickgpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+
+// A loaded value that must change layout for a store keeps its conversion.
+// CHECK-LABEL: func.func @keeps_needed_conversion
+// CHECK: brickgpu.convert_layout %{{.*}} : tensor<1024xf32, #{{.*}}> -> tensor<1024xf32, #{{.*}}>
+func.func @keeps_needed_conversion(%pa: tensor<1024x!brick.ptr<f32>, #a>, %pb: tensor<1024x!brick.ptr<f32>, #b>) {
+  %x = brick.load %pa : tensor<1024x!brick.ptr<f32>, #a>
+  %xb = brickgpu.convert_layout %x : tensor<1024xf32, #a> -> tensor<1024xf32, #b>
+  brick.store %pb, %xb : tensor<1024x!brick.ptr<f32>, #b>
+  return
+}
