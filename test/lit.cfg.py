@@ -10,14 +10,15 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.brick_obj_root, "test")
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit", "gpu", "lib"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit", "gpu", "lib", "Inputs"]
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.brick_tools_dir, append_path=True)
 
-tools = ["brick-opt", "brickc", "vector_add", "softmax", "matmul", "moe"]
+# The example programs are found on PATH: substituting their names would also rewrite --example=<name>.
+tools = ["brick-opt", "brickc"]
 llvm_config.add_tool_substitutions(tools, [config.brick_tools_dir])
 
 # ptxas proves the PTX assembles; tests that need it say `REQUIRES: ptxas`.
