@@ -61,6 +61,8 @@ struct ConvertBrickGPUToLLVMPass : impl::ConvertBrickGPUToLLVMBase<ConvertBrickG
     lowering::populateReducePatterns(converter, patterns, loweringContext);
     lowering::populateLayoutPatterns(converter, patterns, loweringContext);
     lowering::populateDotPatterns(converter, patterns, loweringContext);
+    lowering::populateSharedMemoryPatterns(converter, patterns, loweringContext);
+    lowering::populateDebugPatterns(converter, patterns, loweringContext);
     // Math on scalars: f16/bf16 through f32; polynomials where PTX has no (fast) instruction.
     populateMathF32ExpansionPatterns(patterns, [](StringRef) { return true; }, /*benefit=*/3);
     bool fast = fastMath;

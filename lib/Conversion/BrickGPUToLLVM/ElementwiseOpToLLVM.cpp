@@ -8,6 +8,9 @@
 
 #include "Utility.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/SmallVectorExtras.h"
+
 namespace mlir::brick::lowering {
 namespace {
 
@@ -95,22 +98,68 @@ struct MakeRangeLowering : ConvertOpToLLVMPattern<MakeRangeOp> {
   }
 };
 
-/// arith.constant of a splat block: the scalar in every register.
-struct SplatConstantLowering : ConvertOpToLLVMPattern<arith::ConstantOp> {
-  SplatConstantLowering(LLVMTypeConverter &converter) : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
+/// arith.constant of a block: a splat is the scalar in every register; any other is a table in global
+/// memory from which each thread loads the elements it holds.
+struct BlockConstantLowering : ConvertOpToLLVMPattern<arith::ConstantOp> {
+  // Above MLIR's arith pattern, which does not know blocks.
+  BlockConstantLowering(LLVMTypeConverter &converter) : ConvertOpToLLVMPattern(converter, /*benefit=*/10) {}
   LogicalResult matchAndRewrite(arith::ConstantOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     if (!hasLayout(op.getType()))
       return failure();
     auto splat = dyn_cast<SplatElementsAttr>(op.getValue());
     if (!splat)
-      return rewriter.notifyMatchFailure(op, "only splat constants of blocks lower to registers");
+      return lowerTable(op, rewriter);
     Location loc = op.getLoc();
     Type elementType = getTypeConverter()->convertType(splat.getElementType());
     Value scalar = LLVM::ConstantOp::create(rewriter, loc, elementType, splat.getSplatValue<TypedAttr>());
     auto structType = cast<LLVM::LLVMStructType>(getTypeConverter()->convertType(op.getType()));
     SmallVector<Value> copies(structType.getBody().size(), scalar);
     rewriter.replaceOp(op, pack(rewriter, loc, structType, copies));
+    return success();
+  }
+
+  LogicalResult lowerTable(arith::ConstantOp op, ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+    if (!dense || !type.getElementType().isIntOrFloat())
+      return rewriter.notifyMatchFailure(op, "only dense integer or float constants lower");
+    // i1 tables hold bytes, as booleans do in memory.
+    Type element = type.getElementType().isInteger(1) ? rewriter.getI8Type() : type.getElementType();
+    auto flat = RankedTensorType::get({type.getNumElements()}, element);
+    DenseElementsAttr values = element == type.getElementType()
+                                   ? dense.reshape(flat)
+                                   : DenseElementsAttr::get(flat, llvm::map_to_vector(dense.getValues<bool>(), [](bool v) {
+                                       return APInt(8, v);
+                                     }));
+    auto module = op->getParentOfType<ModuleOp>();
+    unsigned index = 0;
+    std::string name;
+    do
+      name = "brick_table_" + std::to_string(index++);
+    while (module.lookupSymbol(name));
+    auto arrayType = LLVM::LLVMArrayType::get(element, type.getNumElements());
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      LLVM::GlobalOp::create(rewriter, loc, arrayType, /*isConstant=*/true, LLVM::Linkage::Internal, name, values,
+                             /*alignment=*/16, /*addrSpace=*/1);
+    }
+    auto pointerType = LLVM::LLVMPointerType::get(rewriter.getContext(), 1);
+    Value base = LLVM::AddressOfOp::create(rewriter, loc, pointerType, name);
+    SmallVector<Value> loaded;
+    for (auto &coordinate : emitCoordinates(rewriter, loc, brickgpu::getLinearLayout(type), getThreadId(rewriter, loc))) {
+      Value linear = i32Constant(rewriter, loc, 0);
+      for (auto [c, extent] : llvm::zip(coordinate, type.getShape()))
+        linear = LLVM::AddOp::create(rewriter, loc, LLVM::MulOp::create(rewriter, loc, linear, i32Constant(rewriter, loc, extent)), c);
+      Value value = LLVM::LoadOp::create(rewriter, loc, element,
+                                         LLVM::GEPOp::create(rewriter, loc, pointerType, element, base, ValueRange{linear}));
+      if (type.getElementType().isInteger(1))
+        value = LLVM::TruncOp::create(rewriter, loc, rewriter.getI1Type(), value);
+      loaded.push_back(value);
+    }
+    rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(type), loaded));
     return success();
   }
 };
@@ -151,7 +200,7 @@ void populateElementwisePatterns(LLVMTypeConverter &converter, RewritePatternSet
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ElementwiseOpLowering>(converter, ctx);
   patterns.add<AddPtrLowering, SplatLowering, MakeRangeLowering>(converter);
-  patterns.add<SplatConstantLowering>(converter);
+  patterns.add<BlockConstantLowering>(converter);
   if (context.fastMath) {
     constexpr double log2e = 1.4426950408889634, ln2 = 0.6931471805599453;
     patterns.add<ApproximateMathLowering<math::ExpOp>>(converter, "ex2.approx.f32", log2e, 1.0);

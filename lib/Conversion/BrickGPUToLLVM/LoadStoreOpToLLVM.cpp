@@ -137,47 +137,6 @@ Value inlineAsm(OpBuilder &b, Location loc, TypeRange results, ValueRange operan
   return op.getNumResults() ? op.getResult(0) : Value();
 }
 
-/// Which registers of a layout hold an element no other register or thread of lower index holds, and the
-/// predicate that this thread is the one holding it: stores and atomics must act once per element.
-struct Ownership {
-  SmallVector<bool> registerOwned;
-  Value threadOwns; // null: every thread owns its elements
-};
-Ownership ownership(OpBuilder &b, Location loc, Type pointerType) {
-  Ownership result;
-  auto type = dyn_cast<RankedTensorType>(pointerType);
-  if (!type) {
-    // A scalar: thread 0 acts for the program.
-    result.registerOwned = {true};
-    Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
-    result.threadOwns = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, tid, i32Constant(b, loc, 0));
-    return result;
-  }
-  brickgpu::LinearLayout layout = brickgpu::getLinearLayout(type);
-  auto isZero = [](const brickgpu::LinearLayout::Coordinate &c) { return llvm::all_of(c, [](int64_t x) { return x == 0; }); };
-  unsigned duplicateRegisterBits = 0;
-  for (auto [bit, basis] : llvm::enumerate(layout.getRegisterBases()))
-    if (isZero(basis))
-      duplicateRegisterBits |= 1u << bit;
-  for (unsigned reg = 0; reg < layout.getNumRegisters(); ++reg)
-    result.registerOwned.push_back((reg & duplicateRegisterBits) == 0);
-  unsigned laneBits = 0, warpBits = 0;
-  for (auto [bit, basis] : llvm::enumerate(layout.getLaneBases()))
-    if (isZero(basis))
-      laneBits |= 1u << bit;
-  for (auto [bit, basis] : llvm::enumerate(layout.getWarpBases()))
-    if (isZero(basis))
-      warpBits |= 1u << bit;
-  if (laneBits || warpBits) {
-    ThreadId thread = getThreadId(b, loc);
-    Value lanePart = LLVM::AndOp::create(b, loc, thread.lane, i32Constant(b, loc, laneBits));
-    Value warpPart = LLVM::AndOp::create(b, loc, thread.warp, i32Constant(b, loc, warpBits));
-    Value either = LLVM::OrOp::create(b, loc, lanePart, warpPart);
-    result.threadOwns = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, either, i32Constant(b, loc, 0));
-  }
-  return result;
-}
-
 Value andPredicates(OpBuilder &b, Location loc, Value x, Value y) {
   if (!x)
     return y;
@@ -262,7 +221,7 @@ struct StoreLowering : ConvertOpToLLVMPattern<StoreOp> {
     SmallVector<Value> masks = adaptor.getMask() ? elementsOf(b, loc, adaptor.getMask()) : SmallVector<Value>();
     unsigned bits = memoryBits(elementType);
     unsigned width = vectorWidth(context, op.getPtr(), op.getMask(), bits);
-    Ownership owner = ownership(b, loc, op.getPtr().getType());
+    Ownership owner = getOwnership(b, loc, op.getPtr().getType());
     std::string hints = cacheSuffix(op.getCache()) + evictSuffix(op.getEvict());
 
     for (unsigned first = 0; first < pointers.size(); first += width) {
@@ -348,7 +307,7 @@ LogicalResult lowerAtomic(Op op, ArrayRef<Value> pointers, ArrayRef<ArrayRef<Val
   Location loc = op.getLoc();
   if (!isa<RankedTensorType>(op.getType()) && !op->use_empty())
     return b.notifyMatchFailure(op, "the result of an atomic on a scalar pointer is not supported yet");
-  Ownership owner = ownership(b, loc, op.getPtr().getType());
+  Ownership owner = getOwnership(b, loc, op.getPtr().getType());
   unsigned bits = elementType.getIntOrFloatBitWidth();
   const char *constraint = bits == 64 ? "l" : bits == 32 ? "r" : "h";
   Type intType = b.getIntegerType(bits);

@@ -155,4 +155,39 @@ Value bitcastFromInt(OpBuilder &builder, Location loc, Value value, Type type) {
   return LLVM::BitcastOp::create(builder, loc, type, value);
 }
 
+Ownership getOwnership(OpBuilder &b, Location loc, Type pointerType) {
+  Ownership result;
+  auto type = dyn_cast<RankedTensorType>(pointerType);
+  if (!type) {
+    // A scalar: thread 0 acts for the program.
+    result.registerOwned = {true};
+    Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+    result.threadOwns = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, tid, i32Constant(b, loc, 0));
+    return result;
+  }
+  brickgpu::LinearLayout layout = brickgpu::getLinearLayout(type);
+  auto isZero = [](const brickgpu::LinearLayout::Coordinate &c) { return llvm::all_of(c, [](int64_t x) { return x == 0; }); };
+  unsigned duplicateRegisterBits = 0;
+  for (auto [bit, basis] : llvm::enumerate(layout.getRegisterBases()))
+    if (isZero(basis))
+      duplicateRegisterBits |= 1u << bit;
+  for (unsigned reg = 0; reg < layout.getNumRegisters(); ++reg)
+    result.registerOwned.push_back((reg & duplicateRegisterBits) == 0);
+  unsigned laneBits = 0, warpBits = 0;
+  for (auto [bit, basis] : llvm::enumerate(layout.getLaneBases()))
+    if (isZero(basis))
+      laneBits |= 1u << bit;
+  for (auto [bit, basis] : llvm::enumerate(layout.getWarpBases()))
+    if (isZero(basis))
+      warpBits |= 1u << bit;
+  if (laneBits || warpBits) {
+    ThreadId thread = getThreadId(b, loc);
+    Value lanePart = LLVM::AndOp::create(b, loc, thread.lane, i32Constant(b, loc, laneBits));
+    Value warpPart = LLVM::AndOp::create(b, loc, thread.warp, i32Constant(b, loc, warpBits));
+    Value either = LLVM::OrOp::create(b, loc, lanePart, warpPart);
+    result.threadOwns = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, either, i32Constant(b, loc, 0));
+  }
+  return result;
+}
+
 } // namespace mlir::brick::lowering

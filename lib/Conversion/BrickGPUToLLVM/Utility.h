@@ -56,12 +56,23 @@ mapRegisters(const brickgpu::LinearLayout &from, const brickgpu::LinearLayout &t
 Value bitcastToInt(OpBuilder &builder, Location loc, Value value);
 Value bitcastFromInt(OpBuilder &builder, Location loc, Value value, Type type);
 
+/// Which registers of a block hold an element that no lower register holds, and the predicate that this
+/// thread is the one (of those holding the same elements) that owns them: stores, atomics and prints act
+/// once per element. A scalar is owned by thread 0.
+struct Ownership {
+  SmallVector<bool> registerOwned;
+  Value threadOwns; // null: every thread owns its elements
+};
+Ownership getOwnership(OpBuilder &builder, Location loc, Type blockOrScalarType);
+
 /// The patterns of each op family.
 void populateElementwisePatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateMemoryPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateReducePatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateLayoutPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateDotPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
+void populateSharedMemoryPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
+void populateDebugPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateProgramPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 
 } // namespace mlir::brick::lowering

@@ -1,0 +1,58 @@
+// brick.print, brick.assert and the shared-memory ops in LLVM.
+// RUN: brick-opt %s -split-input-file -convert-brickgpu-to-llvm -reconcile-unrealized-casts | FileCheck %s
+
+#b = #brickgpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+module attributes {brickgpu.num_warps = 1 : i32, brickgpu.shared = 0 : i32} {
+  // CHECK-DAG: llvm.func @vprintf(!llvm.ptr, !llvm.ptr) -> i32
+  // CHECK-DAG: llvm.func @__assertfail(!llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i64)
+  // CHECK-DAG: llvm.mlir.global internal constant @{{.*}}("x = pid (%u, %u, %u) idx (%u) %f\0A\00")
+  // CHECK-DAG: llvm.mlir.global internal constant @{{.*}}("x must be positive\00")
+  // CHECK-LABEL: llvm.func @debug
+  func.func @debug(%x: tensor<32xf32, #b>, %n: i32) {
+    // CHECK: llvm.fpext {{.*}} : f32 to f64
+    // CHECK: llvm.call @vprintf
+    brick.print "x = " %x : tensor<32xf32, #b>
+    %zero = arith.constant dense<0.0> : tensor<32xf32, #b>
+    %positive = arith.cmpf ogt, %x, %zero : tensor<32xf32, #b>
+    // CHECK: llvm.cond_br
+    // CHECK: llvm.call @__assertfail
+    brick.assert %positive, "x must be positive" : tensor<32xi1, #b>
+    return
+  }
+}
+
+// -----
+
+#b = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+#shared = #brickgpu.shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+module attributes {brickgpu.num_warps = 1 : i32, brickgpu.shared = 2048 : i32} {
+  // CHECK-LABEL: llvm.func @round_trip
+  func.func @round_trip(%x: tensor<16x32xf32, #b>) -> tensor<16x32xf32, #b> {
+    // Stores between barriers, at swizzled offsets (XOR of the column group with the row's phase).
+    // CHECK: nvvm.barrier0
+    // CHECK: llvm.xor
+    // CHECK: llvm.store {{.*}} : f32, !llvm.ptr<3>
+    // CHECK: nvvm.barrier0
+    %buf = brickgpu.local_alloc %x {brickgpu.offset = 0 : i32} : (tensor<16x32xf32, #b>) -> !brickgpu.memdesc<16x32xf32, #shared>
+    // CHECK: nvvm.barrier0
+    brickgpu.barrier
+    // CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+    %y = brickgpu.local_load %buf : !brickgpu.memdesc<16x32xf32, #shared> -> tensor<16x32xf32, #b>
+    return %y : tensor<16x32xf32, #b>
+  }
+}
+
+// -----
+
+#b = #brickgpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+module attributes {brickgpu.num_warps = 1 : i32, brickgpu.shared = 0 : i32} {
+  // A constant block that is not a splat: a table in global memory, read at each thread's coordinates.
+  // CHECK: llvm.mlir.global internal constant @brick_table_0(dense<[3, 1, 4, 1]> : tensor<4xi32>) {addr_space = 1 : i32, alignment = 16 : i64} : !llvm.array<4 x i32>
+  // CHECK-LABEL: llvm.func @table
+  // CHECK: llvm.mlir.addressof @brick_table_0 : !llvm.ptr<1>
+  // CHECK: llvm.load {{.*}} : !llvm.ptr<1> -> i32
+  func.func @table() -> tensor<4xi32, #b> {
+    %c = arith.constant dense<[3, 1, 4, 1]> : tensor<4xi32, #b>
+    return %c : tensor<4xi32, #b>
+  }
+}
