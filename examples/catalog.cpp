@@ -31,10 +31,10 @@ const std::vector<Example> &catalog() {
       make("softmax", "fused row softmax (f32, 1024 columns, one row per program)", softmax<brick::f32>(),
            {aligned, aligned, aligned, aligned, aligned, 1024}),
       make("matmul", "C = A * B (f16, 128x128x64 tiles, GROUP_M = 8)", matmul<brick::f16>(),
-           {aligned, aligned, aligned, dyn, dyn, dyn, aligned, one, aligned, one, aligned, one, 128, 128, 64, 8}),
+           {aligned, aligned, aligned, aligned, aligned, aligned, aligned, one, aligned, one, aligned, one, 128, 128, 64, 8}),
       make("moe", "MoE grouped GEMM (bf16, 64x128x64 tiles, GROUP_M = 8)", moe<brick::bf16>(),
-           {aligned, aligned, aligned, aligned, aligned, dyn, dyn, dyn, dyn, dyn, aligned, one, aligned, aligned, one,
-            aligned, one, 64, 128, 64, 8}),
+           {aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, dyn, dyn, aligned, one, aligned,
+            aligned, one, aligned, one, 64, 128, 64, 8}),
   };
   return examples;
 }

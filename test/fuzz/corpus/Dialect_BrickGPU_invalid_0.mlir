@@ -1,0 +1,2 @@
+#bad = #brickgpu.blocked<{sizePerThread = [1], threadsPerWarp = [16], warpsPerCTA = [4], order = [0]}>
+func.func @f(%x: tensor<64xf32, #bad>) { return }

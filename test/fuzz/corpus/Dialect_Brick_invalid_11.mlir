@@ -1,0 +1,4 @@
+func.func @expand_dims_shape(%x: tensor<128xf32>) {
+  %0 = brick.expand_dims %x {axis = 0 : i32} : tensor<128xf32> -> tensor<128x1xf32>
+  return
+}

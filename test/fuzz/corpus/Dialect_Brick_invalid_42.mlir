@@ -1,0 +1,4 @@
+func.func @assert_condition(%x: tensor<4xi32>) {
+  brick.assert %x, "not a condition" : tensor<4xi32>
+  return
+}

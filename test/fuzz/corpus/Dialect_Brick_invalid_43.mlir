@@ -1,0 +1,4 @@
+func.func @print_args(%x: tensor<3xf32>) {
+  brick.print "x" %x : tensor<3xf32>
+  return
+}
