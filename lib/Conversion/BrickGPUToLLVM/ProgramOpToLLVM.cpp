@@ -1,32 +1,20 @@
-//===- ProgramOpToLLVM.cpp - program_id and num_programs ------------------------===//
+//===- ProgramOpToLLVM.cpp - program_id and num_programs -------------------------===//
 
 #include "Utility.h"
 
 namespace mlir::brick::lowering {
 namespace {
 
-struct ProgramIdLowering : ConvertOpToLLVMPattern<ProgramIdOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(ProgramIdOp op, OpAdaptor, ConversionPatternRewriter &b) const override {
+/// A grid query along axis 0, 1 or 2: the PTX special register of that axis.
+template <class Op, class X, class Y, class Z> struct GridQueryLowering : ConvertOpToLLVMPattern<Op> {
+  using ConvertOpToLLVMPattern<Op>::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor, ConversionPatternRewriter &b) const override {
     Type i32 = b.getI32Type();
     Location loc = op.getLoc();
-    Value id = op.getAxis() == 0   ? Value(NVVM::BlockIdXOp::create(b, loc, i32))
-               : op.getAxis() == 1 ? Value(NVVM::BlockIdYOp::create(b, loc, i32))
-                                   : Value(NVVM::BlockIdZOp::create(b, loc, i32));
-    b.replaceOp(op, id);
-    return success();
-  }
-};
-
-struct NumProgramsLowering : ConvertOpToLLVMPattern<NumProgramsOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(NumProgramsOp op, OpAdaptor, ConversionPatternRewriter &b) const override {
-    Type i32 = b.getI32Type();
-    Location loc = op.getLoc();
-    Value count = op.getAxis() == 0   ? Value(NVVM::GridDimXOp::create(b, loc, i32))
-                  : op.getAxis() == 1 ? Value(NVVM::GridDimYOp::create(b, loc, i32))
-                                      : Value(NVVM::GridDimZOp::create(b, loc, i32));
-    b.replaceOp(op, count);
+    Value value = op.getAxis() == 0   ? Value(X::create(b, loc, i32))
+                  : op.getAxis() == 1 ? Value(Y::create(b, loc, i32))
+                                      : Value(Z::create(b, loc, i32));
+    b.replaceOp(op, value);
     return success();
   }
 };
@@ -34,7 +22,8 @@ struct NumProgramsLowering : ConvertOpToLLVMPattern<NumProgramsOp> {
 } // namespace
 
 void populateProgramPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &) {
-  patterns.add<ProgramIdLowering, NumProgramsLowering>(converter);
+  patterns.add<GridQueryLowering<ProgramIdOp, NVVM::BlockIdXOp, NVVM::BlockIdYOp, NVVM::BlockIdZOp>,
+               GridQueryLowering<NumProgramsOp, NVVM::GridDimXOp, NVVM::GridDimYOp, NVVM::GridDimZOp>>(converter);
 }
 
 } // namespace mlir::brick::lowering
