@@ -149,7 +149,7 @@ llvm::Expected<std::vector<char>> assembleCubin(llvm::StringRef ptx, const GpuTa
     return error("cannot create a temporary file: " + ec.message());
   llvm::sys::fs::createTemporaryFile("brick", "cubin", output);
   llvm::sys::fs::createTemporaryFile("brick", "log", log);
-  auto cleanup = llvm::make_scope_exit([&] {
+  llvm::scope_exit cleanup([&] {
     llvm::sys::fs::remove(input);
     llvm::sys::fs::remove(output);
     llvm::sys::fs::remove(log);
