@@ -1,0 +1,137 @@
+//===- Device.h - Devices, streams, buffers, modules, launches (no MLIR, no LLVM) ---===//
+//
+//   auto device = Device::get(0);                       // primary context, made current
+//   auto x = DeviceBuffer::allocate(*device, bytes);    // freed when it goes out of scope
+//   auto module = Module::loadPTX(*device, ptx);        // the JIT's error log in the error
+//   auto kernel = module->function("softmax");
+//   kernel->launch({rows}, 32 * warps, sharedBytes, nullptr, args);
+//
+//===----------------------------------------------------------------------===//
+#ifndef BRICK_RUNTIME_DEVICE_H
+#define BRICK_RUNTIME_DEVICE_H
+
+#include "brick/Runtime/Driver.h"
+
+#include <array>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace brick::runtime {
+
+/// One GPU and its primary context.
+class Device {
+public:
+  /// Device `ordinal`, its primary context retained and made current on this thread.
+  static Expected<Device> get(int ordinal = 0);
+  /// How many devices the driver sees (0 when there is no driver).
+  static int count();
+
+  const Driver &driver() const { return *driver_; }
+  int ordinal() const { return ordinal_; }
+  const std::string &name() const { return name_; }
+  /// 90 for sm_90.
+  int computeCapability() const { return computeCapability_; }
+  int multiprocessors() const { return multiprocessors_; }
+  /// The most shared memory one block may have after opting in.
+  int maxSharedMemoryPerBlock() const { return maxSharedOptIn_; }
+  int maxRegistersPerBlock() const { return maxRegisters_; }
+  /// Makes the primary context current on the calling thread.
+  Error makeCurrent() const;
+
+private:
+  struct Context; // releases the primary context with the last Device copy
+  const Driver *driver_ = nullptr;
+  int ordinal_ = 0;
+  CUdevice handle_ = 0;
+  std::shared_ptr<Context> context_;
+  std::string name_;
+  int computeCapability_ = 0, multiprocessors_ = 0, maxSharedOptIn_ = 0, maxRegisters_ = 0;
+};
+
+class Stream {
+public:
+  static Expected<Stream> create(const Device &device);
+  Stream(Stream &&other) noexcept;
+  Stream &operator=(Stream &&other) noexcept;
+  ~Stream();
+  Error synchronize() const;
+  CUstream handle() const { return handle_; }
+
+private:
+  Stream(const Driver *driver, CUstream handle) : driver_(driver), handle_(handle) {}
+  const Driver *driver_;
+  CUstream handle_;
+};
+
+/// Device memory, freed with the object.
+class DeviceBuffer {
+public:
+  static Expected<DeviceBuffer> allocate(const Device &device, size_t bytes);
+  DeviceBuffer(DeviceBuffer &&other) noexcept;
+  DeviceBuffer &operator=(DeviceBuffer &&other) noexcept;
+  ~DeviceBuffer();
+
+  CUdeviceptr address() const { return address_; }
+  size_t size() const { return size_; }
+  Error copyFromHost(const void *source, size_t bytes);
+  Error copyToHost(void *destination, size_t bytes) const;
+  /// Sets every byte (0xFF poisons floats with NaN).
+  Error fill(unsigned char byte);
+
+private:
+  DeviceBuffer(const Driver *driver, CUdeviceptr address, size_t size) : driver_(driver), address_(address), size_(size) {}
+  const Driver *driver_;
+  CUdeviceptr address_;
+  size_t size_;
+};
+
+/// What the driver says about a loaded kernel.
+struct FunctionAttributes {
+  int registers = 0;
+  int staticSharedMemory = 0;
+  int localMemory = 0; // per thread: spills and stack
+  int maxThreadsPerBlock = 0;
+};
+
+class Function {
+public:
+  const std::string &name() const { return name_; }
+  FunctionAttributes attributes() const;
+  /// Launches a grid of `grid` blocks of `threads` threads with `sharedBytes` of dynamic shared memory, on
+  /// `stream` (null: the default stream). `arguments` point at each kernel argument's value. Shared memory over
+  /// the device's limit and too many threads are errors naming the kernel and the limit; above 48 KB the
+  /// kernel is opted in first.
+  Error launch(std::array<unsigned, 3> grid, unsigned threads, unsigned sharedBytes, const Stream *stream,
+               void **arguments) const;
+
+private:
+  friend class Module;
+  const Device *device_ = nullptr;
+  CUfunction handle_ = nullptr;
+  std::string name_;
+  std::shared_ptr<int> optedInShared_ = std::make_shared<int>(48 * 1024);
+};
+
+/// A loaded module (PTX, which the driver compiles, or a cubin), unloaded with the object.
+class Module {
+public:
+  static Expected<Module> loadPTX(const Device &device, std::string_view ptx);
+  static Expected<Module> loadCubin(const Device &device, const std::vector<char> &cubin);
+  Module(Module &&other) noexcept;
+  Module &operator=(Module &&other) noexcept;
+  ~Module();
+  /// The kernel called `name`; the Device must outlive the Function.
+  Expected<Function> function(const std::string &name) const;
+
+private:
+  Module(const Device *device, CUmodule handle) : device_(device), handle_(handle) {}
+  static Expected<Module> load(const Device &device, const void *image, const char *what);
+  const Device *device_;
+  CUmodule handle_;
+};
+
+} // namespace brick::runtime
+
+#endif // BRICK_RUNTIME_DEVICE_H

@@ -1,0 +1,229 @@
+//===- Device.cpp - Devices, streams, buffers, modules, launches ----------------===//
+
+#include "brick/Runtime/Device.h"
+
+#include <utility>
+
+namespace brick::runtime {
+
+namespace {
+// Driver enum values used here (from cuda.h).
+constexpr int kAttributeMaxRegistersPerBlock = 12;
+constexpr int kAttributeMultiprocessorCount = 16;
+constexpr int kAttributeComputeCapabilityMajor = 75;
+constexpr int kAttributeComputeCapabilityMinor = 76;
+constexpr int kAttributeMaxSharedMemoryPerBlockOptin = 97;
+constexpr int kFunctionMaxThreadsPerBlock = 0;
+constexpr int kFunctionSharedSizeBytes = 1;
+constexpr int kFunctionLocalSizeBytes = 3;
+constexpr int kFunctionNumRegs = 4;
+constexpr int kFunctionMaxDynamicSharedSizeBytes = 8;
+constexpr int kJitInfoLogBuffer = 3, kJitInfoLogBufferSize = 4, kJitErrorLogBuffer = 5, kJitErrorLogBufferSize = 6;
+constexpr int kDefaultSharedLimit = 48 * 1024;
+} // namespace
+
+struct Device::Context {
+  const Driver *driver;
+  CUdevice device;
+  ~Context() { driver->cuDevicePrimaryCtxRelease(device); }
+};
+
+int Device::count() {
+  auto driver = Driver::get();
+  int count = 0;
+  if (!driver || (*driver)->cuDeviceGetCount(&count) != 0)
+    return 0;
+  return count;
+}
+
+Expected<Device> Device::get(int ordinal) {
+  auto driver = Driver::get();
+  if (!driver)
+    return driver.error();
+  const Driver &d = **driver;
+  Device device;
+  device.driver_ = *driver;
+  device.ordinal_ = ordinal;
+  int count = 0;
+  if (Error e = d.check(d.cuDeviceGetCount(&count), "counting CUDA devices"))
+    return e;
+  if (ordinal < 0 || ordinal >= count)
+    return Error("there is no CUDA device " + std::to_string(ordinal) + " (the driver sees " + std::to_string(count) + ")");
+  if (Error e = d.check(d.cuDeviceGet(&device.handle_, ordinal), "opening CUDA device " + std::to_string(ordinal)))
+    return e;
+  CUcontext context = nullptr;
+  if (Error e = d.check(d.cuDevicePrimaryCtxRetain(&context, device.handle_), "retaining the device's primary context"))
+    return e;
+  // Constructed in place: a temporary Context would release the context as it dies.
+  device.context_.reset(new Context{*driver, device.handle_});
+  if (Error e = d.check(d.cuCtxSetCurrent(context), "making the primary context current"))
+    return e;
+  char name[256] = {};
+  d.cuDeviceGetName(name, sizeof(name), device.handle_);
+  device.name_ = name;
+  int major = 0, minor = 0;
+  auto attribute = [&](int which, int &into, const char *what) {
+    return d.check(d.cuDeviceGetAttribute(&into, which, device.handle_), std::string("reading the device's ") + what);
+  };
+  for (Error e : {attribute(kAttributeComputeCapabilityMajor, major, "compute capability"),
+                  attribute(kAttributeComputeCapabilityMinor, minor, "compute capability"),
+                  attribute(kAttributeMultiprocessorCount, device.multiprocessors_, "multiprocessor count"),
+                  attribute(kAttributeMaxSharedMemoryPerBlockOptin, device.maxSharedOptIn_, "shared memory limit"),
+                  attribute(kAttributeMaxRegistersPerBlock, device.maxRegisters_, "register limit")})
+    if (e)
+      return e;
+  device.computeCapability_ = 10 * major + minor;
+  return device;
+}
+
+Error Device::makeCurrent() const {
+  CUcontext context = nullptr;
+  if (Error e = driver_->check(driver_->cuDevicePrimaryCtxRetain(&context, handle_), "retaining the primary context"))
+    return e;
+  Error e = driver_->check(driver_->cuCtxSetCurrent(context), "making the primary context current");
+  driver_->cuDevicePrimaryCtxRelease(handle_); // the Device's own reference keeps it alive
+  return e;
+}
+
+//===--- Stream ----------------------------------------------------------------===//
+
+Expected<Stream> Stream::create(const Device &device) {
+  CUstream handle = nullptr;
+  if (Error e = device.driver().check(device.driver().cuStreamCreate(&handle, 0), "creating a stream"))
+    return e;
+  return Stream(&device.driver(), handle);
+}
+Stream::Stream(Stream &&other) noexcept : driver_(other.driver_), handle_(std::exchange(other.handle_, nullptr)) {}
+Stream &Stream::operator=(Stream &&other) noexcept {
+  std::swap(driver_, other.driver_);
+  std::swap(handle_, other.handle_);
+  return *this;
+}
+Stream::~Stream() {
+  if (handle_)
+    driver_->cuStreamDestroy(handle_);
+}
+Error Stream::synchronize() const { return driver_->check(driver_->cuStreamSynchronize(handle_), "waiting for a stream"); }
+
+//===--- DeviceBuffer ---------------------------------------------------------===//
+
+Expected<DeviceBuffer> DeviceBuffer::allocate(const Device &device, size_t bytes) {
+  CUdeviceptr address = 0;
+  if (bytes == 0)
+    return DeviceBuffer(&device.driver(), 0, 0);
+  if (Error e = device.driver().check(device.driver().cuMemAlloc(&address, bytes),
+                                      "allocating " + std::to_string(bytes) + " bytes of device memory"))
+    return e;
+  return DeviceBuffer(&device.driver(), address, bytes);
+}
+DeviceBuffer::DeviceBuffer(DeviceBuffer &&other) noexcept
+    : driver_(other.driver_), address_(std::exchange(other.address_, 0)), size_(std::exchange(other.size_, 0)) {}
+DeviceBuffer &DeviceBuffer::operator=(DeviceBuffer &&other) noexcept {
+  std::swap(driver_, other.driver_);
+  std::swap(address_, other.address_);
+  std::swap(size_, other.size_);
+  return *this;
+}
+DeviceBuffer::~DeviceBuffer() {
+  if (address_)
+    driver_->cuMemFree(address_);
+}
+Error DeviceBuffer::copyFromHost(const void *source, size_t bytes) {
+  if (bytes > size_)
+    return Error("copying " + std::to_string(bytes) + " bytes into a buffer of " + std::to_string(size_));
+  return driver_->check(driver_->cuMemcpyHtoD(address_, source, bytes), "copying to the device");
+}
+Error DeviceBuffer::copyToHost(void *destination, size_t bytes) const {
+  if (bytes > size_)
+    return Error("copying " + std::to_string(bytes) + " bytes out of a buffer of " + std::to_string(size_));
+  return driver_->check(driver_->cuMemcpyDtoH(destination, address_, bytes), "copying from the device");
+}
+Error DeviceBuffer::fill(unsigned char byte) {
+  return driver_->check(driver_->cuMemsetD8(address_, byte, size_), "filling device memory");
+}
+
+//===--- Module and Function ------------------------------------------------------===//
+
+Expected<Module> Module::load(const Device &device, const void *image, const char *what) {
+  const Driver &d = device.driver();
+  if (Error e = device.makeCurrent())
+    return e;
+  static constexpr unsigned kLogSize = 1 << 14;
+  std::string info(kLogSize, '\0'), errors(kLogSize, '\0');
+  int options[] = {kJitInfoLogBuffer, kJitInfoLogBufferSize, kJitErrorLogBuffer, kJitErrorLogBufferSize};
+  void *values[] = {info.data(), reinterpret_cast<void *>(uintptr_t(kLogSize)), errors.data(),
+                    reinterpret_cast<void *>(uintptr_t(kLogSize))};
+  CUmodule handle = nullptr;
+  if (Error e = d.check(d.cuModuleLoadDataEx(&handle, image, 4, options, values), std::string("loading ") + what)) {
+    errors.resize(errors.find('\0'));
+    return Error(e.message() + (errors.empty() ? "" : "\nthe driver's JIT said:\n" + errors));
+  }
+  return Module(&device, handle);
+}
+
+Expected<Module> Module::loadPTX(const Device &device, std::string_view ptx) {
+  std::string terminated(ptx); // the driver reads PTX up to a NUL
+  return load(device, terminated.c_str(), "PTX");
+}
+
+Expected<Module> Module::loadCubin(const Device &device, const std::vector<char> &cubin) {
+  return load(device, cubin.data(), "a cubin");
+}
+
+Module::Module(Module &&other) noexcept : device_(other.device_), handle_(std::exchange(other.handle_, nullptr)) {}
+Module &Module::operator=(Module &&other) noexcept {
+  std::swap(device_, other.device_);
+  std::swap(handle_, other.handle_);
+  return *this;
+}
+Module::~Module() {
+  if (handle_)
+    device_->driver().cuModuleUnload(handle_);
+}
+
+Expected<Function> Module::function(const std::string &name) const {
+  Function function;
+  function.device_ = device_;
+  function.name_ = name;
+  const Driver &d = device_->driver();
+  if (Error e = d.check(d.cuModuleGetFunction(&function.handle_, handle_, name.c_str()),
+                        "finding kernel '" + name + "' in its module"))
+    return e;
+  return function;
+}
+
+FunctionAttributes Function::attributes() const {
+  const Driver &d = device_->driver();
+  FunctionAttributes a;
+  d.cuFuncGetAttribute(&a.registers, kFunctionNumRegs, handle_);
+  d.cuFuncGetAttribute(&a.staticSharedMemory, kFunctionSharedSizeBytes, handle_);
+  d.cuFuncGetAttribute(&a.localMemory, kFunctionLocalSizeBytes, handle_);
+  d.cuFuncGetAttribute(&a.maxThreadsPerBlock, kFunctionMaxThreadsPerBlock, handle_);
+  return a;
+}
+
+Error Function::launch(std::array<unsigned, 3> grid, unsigned threads, unsigned sharedBytes, const Stream *stream,
+                       void **arguments) const {
+  const Driver &d = device_->driver();
+  FunctionAttributes a = attributes();
+  if (static_cast<int>(threads) > a.maxThreadsPerBlock)
+    return Error("kernel '" + name_ + "': " + std::to_string(threads) + " threads per block, but with " +
+                 std::to_string(a.registers) + " registers per thread it can have at most " +
+                 std::to_string(a.maxThreadsPerBlock));
+  int totalShared = a.staticSharedMemory + static_cast<int>(sharedBytes);
+  if (totalShared > device_->maxSharedMemoryPerBlock())
+    return Error("kernel '" + name_ + "' needs " + std::to_string(totalShared) + " bytes of shared memory, more than the " +
+                 std::to_string(device_->maxSharedMemoryPerBlock()) + " a block can have on " + device_->name());
+  if (static_cast<int>(sharedBytes) > *optedInShared_) {
+    if (Error e = d.check(d.cuFuncSetAttribute(handle_, kFunctionMaxDynamicSharedSizeBytes, sharedBytes),
+                          "kernel '" + name_ + "': allowing " + std::to_string(sharedBytes) + " bytes of dynamic shared memory"))
+      return e;
+    *optedInShared_ = sharedBytes;
+  }
+  (void)kDefaultSharedLimit;
+  return d.check(d.cuLaunchKernel(handle_, grid[0], grid[1], grid[2], threads, 1, 1, sharedBytes,
+                                  stream ? stream->handle() : nullptr, arguments, nullptr),
+                 "launching kernel '" + name_ + "'");
+}
+
+} // namespace brick::runtime

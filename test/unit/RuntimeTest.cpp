@@ -1,0 +1,131 @@
+//===- RuntimeTest.cpp - The runtime: driver errors everywhere, the GPU where there is one ---===//
+//
+// This binary links the runtime alone (no MLIR, no LLVM), so it runs on a GPU machine that has only the CUDA
+// driver. Tests that need a GPU skip, saying why, where there is none.
+//
+//===----------------------------------------------------------------------===//
+
+#include "brick/Runtime/Device.h"
+
+#include "vector_add_ptx.h" // kVectorAddPtx: brickc --example=vector_add --emit=ptx (sm_90a, 4 warps, BLOCK 1024)
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+
+using namespace brick::runtime;
+using ::testing::HasSubstr;
+
+namespace {
+
+#define REQUIRE_DEVICE(device)                                                                                 \
+  auto device = Device::get(0);                                                                                \
+  if (!device)                                                                                                 \
+    GTEST_SKIP() << "no GPU: " << device.error().message();
+
+TEST(Runtime, MissingDriverIsAClearError) {
+  Expected<Driver> driver = Driver::open("/nonexistent/libcuda.so.1");
+  ASSERT_FALSE(driver.ok());
+  EXPECT_THAT(driver.error().message(), HasSubstr("cannot open the CUDA driver /nonexistent/libcuda.so.1"));
+  EXPECT_THAT(driver.error().message(), HasSubstr("is an NVIDIA driver installed?"));
+}
+
+TEST(Runtime, LibraryWithoutTheDriverApiIsAClearError) {
+  // Any shared library that is not the driver: its missing entry points are named.
+  Expected<Driver> driver = Driver::open("libm.so.6");
+  ASSERT_FALSE(driver.ok());
+  EXPECT_THAT(driver.error().message(), HasSubstr("lacks cuInit"));
+}
+
+TEST(Runtime, DriverErrorsNameCodeMessageAndAction) {
+  REQUIRE_DEVICE(device);
+  Error error = device->driver().check(1, "doing something");
+  EXPECT_EQ(error.message(), "doing something: CUDA_ERROR_INVALID_VALUE (1): invalid argument");
+  EXPECT_FALSE(device->driver().check(0, "fine"));
+}
+
+TEST(Runtime, DeviceProperties) {
+  REQUIRE_DEVICE(device);
+  EXPECT_FALSE(device->name().empty());
+  EXPECT_GE(device->computeCapability(), 50);
+  EXPECT_GT(device->multiprocessors(), 0);
+  EXPECT_GE(device->maxSharedMemoryPerBlock(), 48 * 1024);
+  EXPECT_FALSE(Device::get(1000).ok());
+  EXPECT_THAT(Device::get(1000).error().message(), HasSubstr("there is no CUDA device 1000"));
+}
+
+TEST(Runtime, BufferRoundTrip) {
+  REQUIRE_DEVICE(device);
+  std::vector<float> host(4096);
+  for (size_t i = 0; i < host.size(); ++i)
+    host[i] = static_cast<float>(i) * 0.5f - 7.0f;
+  auto buffer = DeviceBuffer::allocate(*device, host.size() * sizeof(float));
+  ASSERT_TRUE(buffer.ok()) << buffer.error().message();
+  ASSERT_FALSE(buffer->copyFromHost(host.data(), host.size() * sizeof(float)));
+  std::vector<float> back(host.size(), NAN);
+  ASSERT_FALSE(buffer->copyToHost(back.data(), back.size() * sizeof(float)));
+  EXPECT_EQ(back, host);
+  ASSERT_FALSE(buffer->fill(0xFF));
+  ASSERT_FALSE(buffer->copyToHost(back.data(), back.size() * sizeof(float)));
+  EXPECT_TRUE(std::isnan(back[0]) && std::isnan(back.back()));
+  EXPECT_THAT(buffer->copyToHost(back.data(), 1 << 20).message(), HasSubstr("out of a buffer of 16384"));
+}
+
+TEST(Runtime, BadPtxShowsTheJitLog) {
+  REQUIRE_DEVICE(device);
+  auto module = Module::loadPTX(*device, ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k() { bogus; }\n");
+  ASSERT_FALSE(module.ok());
+  EXPECT_THAT(module.error().message(), HasSubstr("loading PTX: CUDA_ERROR_INVALID_PTX"));
+  EXPECT_THAT(module.error().message(), HasSubstr("the driver's JIT said"));
+}
+
+TEST(Runtime, LaunchesBrickPtx) {
+  REQUIRE_DEVICE(device);
+  if (device->computeCapability() != 90)
+    GTEST_SKIP() << "the embedded PTX is for sm_90a; this is sm_" << device->computeCapability();
+  auto module = Module::loadPTX(*device, kVectorAddPtx);
+  ASSERT_TRUE(module.ok()) << module.error().message();
+  auto kernel = module->function("vector_add");
+  ASSERT_TRUE(kernel.ok()) << kernel.error().message();
+  EXPECT_FALSE(module->function("nope").ok());
+  EXPECT_GT(kernel->attributes().registers, 0);
+
+  // n is a multiple of 16 (the PTX's specialization) but not of the 1024-element block.
+  const int n = 100000 - 100000 % 16;
+  std::mt19937 random(42);
+  std::normal_distribution<float> normal;
+  std::vector<float> x(n), y(n), out(n, NAN);
+  for (int i = 0; i < n; ++i)
+    x[i] = normal(random), y[i] = normal(random);
+  auto dx = DeviceBuffer::allocate(*device, n * 4), dy = DeviceBuffer::allocate(*device, n * 4),
+       dout = DeviceBuffer::allocate(*device, (n + 1024) * 4);
+  ASSERT_TRUE(dx.ok() && dy.ok() && dout.ok());
+  ASSERT_FALSE(dx->copyFromHost(x.data(), n * 4));
+  ASSERT_FALSE(dy->copyFromHost(y.data(), n * 4));
+  ASSERT_FALSE(dout->fill(0xFF));
+  CUdeviceptr px = dx->address(), py = dy->address(), pout = dout->address();
+  int32_t count = n;
+  void *args[] = {&px, &py, &pout, &count};
+  auto stream = Stream::create(*device);
+  ASSERT_TRUE(stream.ok());
+  ASSERT_FALSE(kernel->launch({unsigned((n + 1023) / 1024), 1, 1}, 128, 0, &*stream, args));
+  ASSERT_FALSE(stream->synchronize());
+  std::vector<float> tail(n + 1024);
+  ASSERT_FALSE(dout->copyToHost(tail.data(), tail.size() * 4));
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(tail[i], x[i] + y[i]) << "element " << i;
+  for (int i = n; i < n + 1024; ++i)
+    ASSERT_TRUE(std::isnan(tail[i])) << "the mask let element " << i << " through";
+
+  // Limits are checked before the launch, naming the kernel.
+  Error tooMuch = kernel->launch({1, 1, 1}, 128, device->maxSharedMemoryPerBlock() + 1, nullptr, args);
+  EXPECT_THAT(tooMuch.message(), HasSubstr("kernel 'vector_add' needs"));
+  EXPECT_THAT(tooMuch.message(), HasSubstr("bytes of shared memory, more than the"));
+  Error tooWide = kernel->launch({1, 1, 1}, 4096, 0, nullptr, args);
+  EXPECT_THAT(tooWide.message(), HasSubstr("kernel 'vector_add': 4096 threads per block"));
+}
+
+} // namespace
