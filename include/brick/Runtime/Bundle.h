@@ -1,0 +1,73 @@
+//===- Bundle.h - A compiled kernel, as the JIT's disk cache and AOT bundles store it ---===//
+//
+// One format for both: what the launch needs (the kernel's name, target, warps, dynamic shared memory, the
+// kinds and types of its parameters) and the code (PTX, and a cubin when ptxas was there). Serialized with a
+// magic, a format version and a checksum of everything after the header: a truncated or altered file is
+// detected, never trusted.
+//
+//===----------------------------------------------------------------------===//
+#ifndef BRICK_RUNTIME_BUNDLE_H
+#define BRICK_RUNTIME_BUNDLE_H
+
+#include "brick/Runtime/Device.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace brick::runtime {
+
+/// One runtime parameter of a compiled kernel (Const parameters are compiled in and take no argument).
+struct BundleParam {
+  enum class Kind : uint8_t { Pointer, Scalar } kind = Kind::Scalar;
+  /// The element type's name: "f32", "i32", ... (for pointers, what they point to).
+  std::string dtype;
+  bool operator==(const BundleParam &) const = default;
+};
+
+struct KernelBundle {
+  std::string name;
+  std::string target;        // "sm_90a"
+  unsigned numWarps = 4;
+  unsigned sharedMemory = 0; // dynamic shared memory bytes each launch must provide
+  std::vector<BundleParam> params;
+  std::string ptx;
+  std::vector<char> cubin; // empty: load the PTX (the driver compiles it)
+
+  /// The bytes of the bundle file.
+  std::string serialize() const;
+  /// Parses bundle bytes; an error says what is wrong (not a bundle, another version, truncated, corrupt).
+  static Expected<KernelBundle> deserialize(std::string_view bytes);
+
+  /// Reads / writes a bundle file; writing goes through a temporary file and a rename, so readers never
+  /// see half a bundle.
+  static Expected<KernelBundle> readFile(const std::string &path);
+  Error writeFile(const std::string &path) const;
+
+  bool operator==(const KernelBundle &) const = default;
+};
+
+/// 64-bit FNV-1a: the bundle checksum, and the JIT's cache keys.
+uint64_t fnv1a(std::string_view bytes, uint64_t seed = 0xcbf29ce484222325ull);
+
+/// A bundle loaded on a device: its module and kernel, ready to launch.
+class LoadedKernel {
+public:
+  static Expected<LoadedKernel> load(const Device &device, const KernelBundle &bundle);
+  const KernelBundle &bundle() const { return bundle_; }
+  const Function &function() const { return function_; }
+  /// Launches with `grid` programs; `arguments` point at one value per bundle parameter.
+  Error launch(std::array<unsigned, 3> grid, const Stream *stream, void **arguments) const;
+
+private:
+  LoadedKernel(KernelBundle bundle, Module module, Function function)
+      : bundle_(std::move(bundle)), module_(std::make_shared<Module>(std::move(module))), function_(function) {}
+  KernelBundle bundle_;
+  std::shared_ptr<Module> module_;
+  Function function_;
+};
+
+} // namespace brick::runtime
+
+#endif // BRICK_RUNTIME_BUNDLE_H

@@ -1,0 +1,173 @@
+//===- Bundle.cpp - Serializing, checking and loading kernel bundles --------------===//
+//
+// Layout: "BRICKBUNDLE" magic, then a 32-bit format version, a 64-bit payload size and a 64-bit FNV-1a of the
+// payload; then the payload: length-prefixed fields.
+//
+//===----------------------------------------------------------------------===//
+
+#include "brick/Runtime/Bundle.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace brick::runtime {
+
+namespace {
+constexpr std::string_view kMagic = "BRICKBUNDLE";
+constexpr uint32_t kFormatVersion = 1;
+
+void put32(std::string &out, uint32_t v) { out.append(reinterpret_cast<const char *>(&v), 4); }
+void put64(std::string &out, uint64_t v) { out.append(reinterpret_cast<const char *>(&v), 8); }
+void putBytes(std::string &out, std::string_view bytes) {
+  put64(out, bytes.size());
+  out.append(bytes);
+}
+
+/// Reads fields back, failing (once, sticky) when the bytes run out.
+struct Reader {
+  std::string_view bytes;
+  bool failed = false;
+  template <class T> T number() {
+    T v{};
+    if (bytes.size() < sizeof(T)) {
+      failed = true;
+      return v;
+    }
+    std::memcpy(&v, bytes.data(), sizeof(T));
+    bytes.remove_prefix(sizeof(T));
+    return v;
+  }
+  std::string_view field() {
+    uint64_t size = number<uint64_t>();
+    if (failed || bytes.size() < size) {
+      failed = true;
+      return {};
+    }
+    std::string_view result = bytes.substr(0, size);
+    bytes.remove_prefix(size);
+    return result;
+  }
+};
+} // namespace
+
+uint64_t fnv1a(std::string_view bytes, uint64_t seed) {
+  uint64_t hash = seed;
+  for (unsigned char c : bytes) {
+    hash ^= c;
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+std::string KernelBundle::serialize() const {
+  std::string payload;
+  putBytes(payload, name);
+  putBytes(payload, target);
+  put32(payload, numWarps);
+  put32(payload, sharedMemory);
+  put32(payload, params.size());
+  for (const BundleParam &param : params) {
+    payload.push_back(static_cast<char>(param.kind));
+    putBytes(payload, param.dtype);
+  }
+  putBytes(payload, ptx);
+  putBytes(payload, std::string_view(cubin.data(), cubin.size()));
+  std::string out(kMagic);
+  put32(out, kFormatVersion);
+  put64(out, payload.size());
+  put64(out, fnv1a(payload));
+  out += payload;
+  return out;
+}
+
+Expected<KernelBundle> KernelBundle::deserialize(std::string_view bytes) {
+  if (bytes.substr(0, kMagic.size()) != kMagic)
+    return Error("not a Brick kernel bundle (no BRICKBUNDLE header)");
+  Reader header{bytes.substr(kMagic.size())};
+  uint32_t version = header.number<uint32_t>();
+  uint64_t size = header.number<uint64_t>();
+  uint64_t checksum = header.number<uint64_t>();
+  if (header.failed)
+    return Error("kernel bundle truncated inside its header");
+  if (version != kFormatVersion)
+    return Error("kernel bundle format " + std::to_string(version) + ", this runtime reads format " +
+                 std::to_string(kFormatVersion));
+  if (header.bytes.size() != size)
+    return Error("kernel bundle truncated or padded: the header says " + std::to_string(size) + " bytes of payload, " +
+                 "there are " + std::to_string(header.bytes.size()));
+  if (fnv1a(header.bytes) != checksum)
+    return Error("kernel bundle corrupt: checksum mismatch");
+  Reader r{header.bytes};
+  KernelBundle bundle;
+  bundle.name = r.field();
+  bundle.target = r.field();
+  bundle.numWarps = r.number<uint32_t>();
+  bundle.sharedMemory = r.number<uint32_t>();
+  uint32_t params = r.number<uint32_t>();
+  for (uint32_t i = 0; i < params && !r.failed; ++i) {
+    BundleParam param;
+    param.kind = static_cast<BundleParam::Kind>(r.number<uint8_t>());
+    param.dtype = r.field();
+    bundle.params.push_back(param);
+  }
+  bundle.ptx = r.field();
+  std::string_view cubin = r.field();
+  bundle.cubin.assign(cubin.begin(), cubin.end());
+  if (r.failed || !r.bytes.empty())
+    return Error("kernel bundle corrupt: its fields do not add up to its payload");
+  return bundle;
+}
+
+Expected<KernelBundle> KernelBundle::readFile(const std::string &path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file)
+    return Error("cannot read kernel bundle " + path);
+  std::stringstream bytes;
+  bytes << file.rdbuf();
+  auto bundle = deserialize(bytes.str());
+  if (!bundle)
+    return Error(path + ": " + bundle.error().message());
+  return bundle;
+}
+
+Error KernelBundle::writeFile(const std::string &path) const {
+  // A unique temporary name beside the target, then rename: atomic on POSIX file systems.
+  std::string temporary = path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(fnv1a(path + name) & 0xffff);
+  {
+    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
+    if (!file)
+      return Error("cannot write " + temporary);
+    std::string bytes = serialize();
+    file.write(bytes.data(), bytes.size());
+    if (!file.flush())
+      return Error("cannot write " + temporary);
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    return Error("cannot rename " + temporary + " to " + path);
+  }
+  return Error();
+}
+
+Expected<LoadedKernel> LoadedKernel::load(const Device &device, const KernelBundle &bundle) {
+  std::string expected = "sm_" + std::to_string(device.computeCapability());
+  if (bundle.target.rfind(expected, 0) != 0)
+    return Error("kernel '" + bundle.name + "' was compiled for " + bundle.target + ", but " + device.name() + " is " +
+                 expected);
+  auto module = bundle.cubin.empty() ? Module::loadPTX(device, bundle.ptx) : Module::loadCubin(device, bundle.cubin);
+  if (!module)
+    return Error("kernel '" + bundle.name + "': " + module.error().message());
+  auto function = module->function(bundle.name);
+  if (!function)
+    return function.error();
+  return LoadedKernel(bundle, std::move(*module), *function);
+}
+
+Error LoadedKernel::launch(std::array<unsigned, 3> grid, const Stream *stream, void **arguments) const {
+  return function_.launch(grid, 32 * bundle_.numWarps, bundle_.sharedMemory, stream, arguments);
+}
+
+} // namespace brick::runtime

@@ -1,0 +1,84 @@
+//===- BundleTest.cpp - Kernel bundles: round trips, and damage is detected -------===//
+
+#include "brick/Runtime/Bundle.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+using namespace brick::runtime;
+using ::testing::HasSubstr;
+
+namespace {
+
+KernelBundle sample() {
+  KernelBundle bundle;
+  bundle.name = "softmax";
+  bundle.target = "sm_90a";
+  bundle.numWarps = 8;
+  bundle.sharedMemory = 64;
+  bundle.params = {{BundleParam::Kind::Pointer, "f32"}, {BundleParam::Kind::Pointer, "f32"},
+                   {BundleParam::Kind::Scalar, "i32"}};
+  bundle.ptx = ".version 8.0\n.target sm_90a\n// ...\n";
+  bundle.cubin = {'\x7f', 'E', 'L', 'F', '\0', '\x01', '\xff'};
+  return bundle;
+}
+
+TEST(Bundle, RoundTrips) {
+  KernelBundle bundle = sample();
+  auto back = KernelBundle::deserialize(bundle.serialize());
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_EQ(*back, bundle);
+}
+
+TEST(Bundle, EveryCorruptByteIsDetected) {
+  std::string bytes = sample().serialize();
+  // Flipping any byte after the magic breaks the version, the size or the checksum.
+  for (size_t i = 11; i < bytes.size(); ++i) {
+    std::string damaged = bytes;
+    damaged[i] ^= 0x40;
+    EXPECT_FALSE(KernelBundle::deserialize(damaged).ok()) << "byte " << i;
+  }
+  std::string damaged = bytes;
+  damaged.back() ^= 1;
+  EXPECT_THAT(KernelBundle::deserialize(damaged).error().message(), HasSubstr("checksum mismatch"));
+}
+
+TEST(Bundle, TruncationIsDetected) {
+  std::string bytes = sample().serialize();
+  for (size_t length : {size_t(0), size_t(5), size_t(20), bytes.size() / 2, bytes.size() - 1})
+    EXPECT_FALSE(KernelBundle::deserialize(bytes.substr(0, length)).ok()) << length << " bytes";
+  EXPECT_THAT(KernelBundle::deserialize(bytes.substr(0, bytes.size() - 1)).error().message(), HasSubstr("truncated"));
+  EXPECT_THAT(KernelBundle::deserialize("hello").error().message(), HasSubstr("not a Brick kernel bundle"));
+}
+
+TEST(Bundle, OtherFormatVersionsAreRefused) {
+  std::string bytes = sample().serialize();
+  bytes[11] = 7; // the version's low byte
+  EXPECT_THAT(KernelBundle::deserialize(bytes).error().message(), HasSubstr("kernel bundle format 7"));
+}
+
+TEST(Bundle, FilesAreWrittenWhole) {
+  std::string dir = ::testing::TempDir() + "/brick-bundle-test";
+  std::filesystem::create_directories(dir);
+  std::string path = dir + "/softmax.brick";
+  ASSERT_FALSE(sample().writeFile(path));
+  auto back = KernelBundle::readFile(path);
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_EQ(*back, sample());
+  // No temporary file is left behind.
+  int files = 0;
+  for (auto &entry : std::filesystem::directory_iterator(dir))
+    files += entry.is_regular_file();
+  EXPECT_EQ(files, 1);
+  // A damaged file is refused, naming the file.
+  { std::ofstream(path, std::ios::binary | std::ios::app) << "junk"; }
+  EXPECT_THAT(KernelBundle::readFile(path).error().message(), HasSubstr(path + ": kernel bundle truncated or padded"));
+  EXPECT_THAT(KernelBundle::readFile(dir + "/missing").error().message(), HasSubstr("cannot read kernel bundle"));
+  std::filesystem::remove_all(dir);
+}
+
+} // namespace
