@@ -18,7 +18,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.brick_tools_dir, append_path=True)
 
 # The example programs are found on PATH: substituting their names would also rewrite --example=<name>.
-tools = ["brick-opt", "brickc"]
+tools = ["brick-opt", "brickc", "brick-bundle"]
 llvm_config.add_tool_substitutions(tools, [config.brick_tools_dir])
 
 # ptxas proves the PTX assembles; tests that need it say `REQUIRES: ptxas`.

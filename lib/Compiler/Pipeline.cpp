@@ -23,7 +23,8 @@ llvm::Error error(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-constexpr Stage kStages[] = {Stage::Brick, Stage::BrickGPU, Stage::LLVMDialect, Stage::LLVMIR, Stage::PTX, Stage::Cubin};
+constexpr Stage kStages[] = {Stage::Brick, Stage::BrickGPU, Stage::LLVMDialect, Stage::LLVMIR,
+                             Stage::PTX,   Stage::Cubin,    Stage::Bundle};
 
 /// Writes `text` to `name` in the dump folder.
 void dump(const CompileOptions &options, llvm::StringRef name, llvm::StringRef text) {
@@ -63,6 +64,7 @@ llvm::StringRef stageName(Stage stage) {
   case Stage::LLVMIR: return "llvm-ir";
   case Stage::PTX: return "ptx";
   case Stage::Cubin: return "cubin";
+  case Stage::Bundle: return "bundle";
   }
   return "";
 }
@@ -71,7 +73,7 @@ llvm::Expected<Stage> parseStage(llvm::StringRef name) {
   for (Stage stage : kStages)
     if (stageName(stage) == name)
       return stage;
-  return error("unknown stage '" + name + "': expected brick, brickgpu, llvm-dialect, llvm-ir, ptx or cubin");
+  return error("unknown stage '" + name + "': expected brick, brickgpu, llvm-dialect, llvm-ir, ptx, cubin or bundle");
 }
 
 void registerPipelineDialects(mlir::DialectRegistry &registry) { registerDialects(registry); }
@@ -122,10 +124,19 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
 llvm::Expected<Artifacts> compile(mlir::ModuleOp module, const CompileOptions &options, Stage stage) {
   Artifacts artifacts;
   artifacts.numWarps = options.numWarps;
-  module.walk([&](mlir::Operation *op) {
-    if (op->hasAttr(mlir::brick::BrickDialect::getKernelAttrName()))
-      if (auto symbol = op->getAttrOfType<mlir::StringAttr>(mlir::SymbolTable::getSymbolAttrName()))
-        artifacts.kernelName = symbol.str();
+  module.walk([&](mlir::func::FuncOp function) {
+    if (!function->hasAttr(mlir::brick::BrickDialect::getKernelAttrName()))
+      return;
+    artifacts.kernelName = function.getSymName().str();
+    for (mlir::Type type : function.getArgumentTypes()) {
+      runtime::BundleParam param;
+      if (auto pointer = mlir::dyn_cast<mlir::brick::PointerType>(type)) {
+        param.kind = runtime::BundleParam::Kind::Pointer;
+        type = pointer.getPointeeType();
+      }
+      param.dtype = mlir::brick::typeToString(type);
+      artifacts.params.push_back(param);
+    }
   });
   unsigned counter = 0;
   if (mlir::failed(lowerModule(module, options, std::min(stage, Stage::LLVMDialect), &counter)))
@@ -152,11 +163,25 @@ llvm::Expected<Artifacts> compile(mlir::ModuleOp module, const CompileOptions &o
   if (stage == Stage::PTX)
     return artifacts;
 
+  if (stage == Stage::Bundle && findPtxas().empty())
+    return artifacts; // the driver compiles the PTX at load
   auto cubin = assembleCubin(artifacts.ptx, options.target, &artifacts.usage);
   if (!cubin)
     return cubin.takeError();
   artifacts.cubin = std::move(*cubin);
   return artifacts;
+}
+
+runtime::KernelBundle Artifacts::bundle(const GpuTarget &target) const {
+  runtime::KernelBundle bundle;
+  bundle.name = kernelName;
+  bundle.target = target.name();
+  bundle.numWarps = numWarps;
+  bundle.sharedMemory = sharedMemory;
+  bundle.params = params;
+  bundle.ptx = ptx;
+  bundle.cubin = cubin;
+  return bundle;
 }
 
 } // namespace brick

@@ -4,6 +4,7 @@
 //   brickc --example=softmax --emit=brickgpu --num-warps=8
 //   brickc --example=matmul --emit=cubin --resource-usage -o matmul.cubin
 //   brickc kernel.mlir --emit=ptx --dump-dir=stages/      (the IR after every pass, numbered)
+//   brickc --example=softmax --emit=bundle -o softmax.brick  (AOT: the runtime loads it without the compiler)
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,7 +28,8 @@ static cl::opt<std::string> exampleName("example", cl::desc("Compile a built-in 
                                         cl::value_desc("vector_add|softmax|matmul|moe"), cl::init(""));
 static cl::opt<bool> listExamples("list-examples", cl::desc("List the built-in examples"));
 static cl::opt<std::string> emit("emit", cl::desc("Stage to stop at and print: brick, brickgpu, llvm-dialect, "
-                                                  "llvm-ir, ptx or cubin"),
+                                                  "llvm-ir, ptx, cubin, or bundle (an AOT kernel bundle the runtime "
+                                                  "loads without the compiler)"),
                                  cl::init("ptx"));
 static cl::opt<std::string> arch("arch", cl::desc("GPU architecture: sm_80, sm_90 or sm_90a"), cl::init("sm_90a"));
 static cl::opt<unsigned> numWarps("num-warps", cl::desc("Warps per program"), cl::init(4));
@@ -136,6 +138,13 @@ int main(int argc, char **argv) {
       return fail("a cubin is binary: write it to a file with -o");
     output->os().write(artifacts->cubin.data(), artifacts->cubin.size());
     break;
+  case brick::Stage::Bundle: {
+    if (outputFile == "-" && output->os().is_displayed())
+      return fail("a bundle is binary: write it to a file with -o");
+    std::string bytes = artifacts->bundle(*target).serialize();
+    output->os().write(bytes.data(), bytes.size());
+    break;
+  }
   }
   output->keep();
   return 0;

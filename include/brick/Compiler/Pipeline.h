@@ -8,6 +8,7 @@
 #ifndef BRICK_COMPILER_PIPELINE_H
 #define BRICK_COMPILER_PIPELINE_H
 
+#include "brick/Runtime/Bundle.h"
 #include "brick/Target/PTX.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -18,8 +19,8 @@
 
 namespace brick {
 
-enum class Stage { Brick, BrickGPU, LLVMDialect, LLVMIR, PTX, Cubin };
-/// "brick", "brickgpu", "llvm-dialect", "llvm-ir", "ptx", "cubin".
+enum class Stage { Brick, BrickGPU, LLVMDialect, LLVMIR, PTX, Cubin, Bundle };
+/// "brick", "brickgpu", "llvm-dialect", "llvm-ir", "ptx", "cubin", "bundle".
 llvm::StringRef stageName(Stage stage);
 llvm::Expected<Stage> parseStage(llvm::StringRef name);
 
@@ -41,6 +42,11 @@ struct Artifacts {
   std::string llvmIR, ptx;
   std::vector<char> cubin;
   ResourceUsage usage;
+  /// The kernel's runtime parameters, in order (Const parameters are compiled in).
+  std::vector<runtime::BundleParam> params;
+
+  /// What the runtime loads: name, launch facts, signature, PTX and (when assembled) the cubin.
+  runtime::KernelBundle bundle(const GpuTarget &target) const;
 };
 
 /// The dialects a module may hold at any stage.
@@ -53,7 +59,8 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
 mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &options, Stage stage,
                                 unsigned *dumpCounter);
 
-/// Lowers `module` and carries on to LLVM IR, PTX and the cubin as far as `stage` asks.
+/// Lowers `module` and carries on to LLVM IR, PTX and the cubin as far as `stage` asks (`bundle` means the
+/// cubin when ptxas is there, else the PTX alone).
 llvm::Expected<Artifacts> compile(mlir::ModuleOp module, const CompileOptions &options, Stage stage);
 
 } // namespace brick
