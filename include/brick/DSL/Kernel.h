@@ -18,6 +18,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -30,6 +31,12 @@ class Operation;
 } // namespace mlir
 
 namespace brick {
+
+namespace runtime {
+class Error;
+} // namespace runtime
+struct Grid;
+struct LaunchOptions;
 
 /// A kernel parameter whose value is part of the specialization: known while the kernel is built.
 template <class T> class Const {
@@ -182,13 +189,24 @@ Params makeParameters(const BuildSession &session, std::index_sequence<I...>) {
 
 } // namespace detail
 
+namespace detail {
+/// What the JIT keeps per kernel (shared by copies of it): compiled specializations, and why each was
+/// compiled. Filled by brick/JIT.h.
+struct JitState {
+  std::mutex mutex;
+  std::vector<std::pair<std::string, std::shared_ptr<void>>> compiled; // specialization key -> loaded kernel
+  std::vector<std::string> log;                                       // one line per specialization
+};
+} // namespace detail
+
 /// A kernel: a name and a C++ callable over handles. Cheap to copy.
 template <class F> class Kernel {
 public:
   using Params = typename detail::Signature<F>::Params;
   static constexpr size_t arity = std::tuple_size_v<Params>;
 
-  Kernel(std::string name, F body, Loc loc) : name_(std::move(name)), body_(std::move(body)), loc_(loc) {}
+  Kernel(std::string name, F body, Loc loc)
+      : name_(std::move(name)), body_(std::move(body)), loc_(loc), jit_(std::make_shared<detail::JitState>()) {}
 
   const std::string &name() const { return name_; }
   static std::vector<detail::ParamInfo> params() {
@@ -211,10 +229,22 @@ public:
     return session.finish(run);
   }
 
+  /// Launches on the GPU (include brick/JIT.h): the first launch of each specialization compiles it.
+  /// `args` are the kernel's parameters in order: DeviceBuffers (or DevicePointers) for Ptr<T>, numbers for
+  /// Scalar<T> and Const<T>.
+  template <class... A> runtime::Error launch(Grid grid, LaunchOptions options, A &&...args) const;
+  /// One line per specialization compiled or loaded so far, saying which and why.
+  std::vector<std::string> specializations() const {
+    std::lock_guard<std::mutex> lock(jit_->mutex);
+    return jit_->log;
+  }
+  detail::JitState &jitState() const { return *jit_; }
+
 private:
   std::string name_;
   F body_;
   Loc loc_;
+  std::shared_ptr<detail::JitState> jit_;
 };
 
 /// Defines a kernel named `name` whose body is `body` (a lambda or function over handles).

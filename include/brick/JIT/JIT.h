@@ -1,0 +1,116 @@
+//===- JIT.h - Launching DSL kernels: specialize, compile once, cache, launch --------===//
+//
+//   #include "brick/brick.h"
+//   #include "brick/JIT/JIT.h"
+//   auto x = runtime::DeviceBuffer::allocate(device, bytes);  ...
+//   runtime::Error e = softmax.launch(Grid{rows}, LaunchOptions{.numWarps = 8}, *out, *in, cols, cols, 1024);
+//
+// A launch derives the specialization from its arguments, as Triton does: Const values, pointers aligned to
+// 16 bytes, integers equal to 1 or divisible by 16; plus warps, stages and the GPU's architecture. The first
+// launch of a specialization builds its brick IR, looks for it in the disk cache ($BRICK_CACHE_DIR, default
+// ~/.cache/brick; keyed by a hash of the IR, the options and the compiler's version), compiles it when absent
+// (writing the cache atomically), and keeps the loaded kernel in memory. $BRICK_DUMP_DIR=<dir> writes every
+// stage of every compiled kernel to <dir>/<kernel>-<key>/.
+//
+//===----------------------------------------------------------------------===//
+#ifndef BRICK_JIT_JIT_H
+#define BRICK_JIT_JIT_H
+
+#include "brick/DSL/Kernel.h"
+#include "brick/Runtime/Bundle.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace brick {
+
+struct Grid {
+  unsigned x = 1, y = 1, z = 1;
+};
+
+struct LaunchOptions {
+  unsigned numWarps = 4;
+  unsigned numStages = 3;
+  const runtime::Stream *stream = nullptr; // null: the default stream
+};
+
+/// A raw device address for a Ptr<T> parameter.
+struct DevicePointer {
+  runtime::CUdeviceptr address;
+};
+
+namespace detail {
+
+/// One launch argument, with what the specialization needs to know of it.
+struct LaunchArg {
+  enum class Kind { Pointer, Integer, Float } kind;
+  uint64_t pointer = 0;
+  int64_t integer = 0;
+  double real = 0;
+};
+
+/// What the non-template JIT needs of a kernel.
+struct JitKernel {
+  std::string name;
+  std::vector<ParamInfo> params;
+  std::function<BuildResult(mlir::MLIRContext *, const Specialization &, const std::function<void(mlir::Operation *)> &)>
+      build;
+  JitState *state;
+};
+
+/// The specialization a launch's arguments call for; also what the memory cache is keyed by.
+Specialization specializationFor(const std::vector<ParamInfo> &params, const std::vector<LaunchArg> &args);
+std::string specializationKey(const JitKernel &kernel, const Specialization &spec, const LaunchOptions &options,
+                              const std::string &target);
+
+/// Compiles (or finds in the disk cache) one specialization for `target` ("sm_90a"); `why` receives
+/// "compiled" or "disk cache".
+runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &kernel, const Specialization &spec,
+                                                               const LaunchOptions &options, const std::string &target,
+                                                               std::string *why);
+
+runtime::Error launch(const JitKernel &kernel, Grid grid, const LaunchOptions &options,
+                      const std::vector<LaunchArg> &args);
+
+template <class P, class A> LaunchArg toLaunchArg(A &&arg) {
+  using Arg = std::decay_t<A>;
+  if constexpr (Param<P>::info.kind == ParamKind::Pointer) {
+    static_assert(std::is_same_v<Arg, runtime::DeviceBuffer> || std::is_same_v<Arg, DevicePointer>,
+                  "a Ptr<T> parameter takes a runtime::DeviceBuffer or a brick::DevicePointer");
+    if constexpr (std::is_same_v<Arg, runtime::DeviceBuffer>)
+      return LaunchArg{LaunchArg::Kind::Pointer, arg.address()};
+    else
+      return LaunchArg{LaunchArg::Kind::Pointer, arg.address};
+  } else {
+    static_assert(std::is_arithmetic_v<Arg>, "a Scalar<T> or Const<T> parameter takes a number");
+    if constexpr (std::is_floating_point_v<Arg>)
+      return LaunchArg{LaunchArg::Kind::Float, 0, 0, static_cast<double>(arg)};
+    else
+      return LaunchArg{LaunchArg::Kind::Integer, 0, static_cast<int64_t>(arg)};
+  }
+}
+
+} // namespace detail
+
+template <class F>
+template <class... A>
+runtime::Error Kernel<F>::launch(Grid grid, LaunchOptions options, A &&...args) const {
+  static_assert(sizeof...(A) == arity, "the launch passes a different number of arguments than the kernel has "
+                                       "parameters");
+  std::vector<detail::LaunchArg> converted = [&]<size_t... I>(std::index_sequence<I...>) {
+    return std::vector<detail::LaunchArg>{
+        detail::toLaunchArg<std::tuple_element_t<I, Params>>(std::forward<A>(args))...};
+  }(std::make_index_sequence<arity>{});
+  detail::JitKernel kernel{name_, params(),
+                           [this](mlir::MLIRContext *context, const Specialization &spec,
+                                  const std::function<void(mlir::Operation *)> &run) { return build(context, spec, run); },
+                           jit_.get()};
+  return detail::launch(kernel, grid, options, converted);
+}
+
+} // namespace brick
+
+#endif // BRICK_JIT_JIT_H

@@ -1,0 +1,236 @@
+//===- JIT.cpp - Specialize, compile (or find in the disk cache), load and launch ------===//
+
+#include "brick/JIT/JIT.h"
+
+#include "brick/Compiler/Pipeline.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cstdlib>
+
+#ifndef BRICK_COMPILER_ID
+#error "BRICK_COMPILER_ID (the compiler's version, part of every cache key) must be defined by the build"
+#endif
+
+namespace brick::detail {
+
+namespace {
+std::string hex(uint64_t value) {
+  char text[17];
+  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+std::string cacheDirectory() {
+  if (const char *dir = std::getenv("BRICK_CACHE_DIR"); dir && *dir)
+    return dir;
+  const char *home = std::getenv("HOME");
+  return std::string(home && *home ? home : "/tmp") + "/.cache/brick";
+}
+
+std::string describeArg(const Arg &arg) {
+  if (arg.isConstant()) {
+    const auto &value = arg.constant();
+    if (auto *b = std::get_if<bool>(&value))
+      return *b ? "true" : "false";
+    if (auto *i = std::get_if<int64_t>(&value))
+      return std::to_string(*i);
+    return std::to_string(std::get<double>(value));
+  }
+  if (arg.equalsOne())
+    return "=1";
+  return arg.divisibility() > 1 ? "%" + std::to_string(arg.divisibility()) : "_";
+}
+} // namespace
+
+Specialization specializationFor(const std::vector<ParamInfo> &params, const std::vector<LaunchArg> &args) {
+  Specialization spec;
+  for (auto [param, arg] : llvm::zip(params, args)) {
+    switch (param.kind) {
+    case ParamKind::Constant:
+      if (param.dtype == DType::I1)
+        spec.push_back(Arg(arg.integer != 0));
+      else if (isFloat(param.dtype))
+        spec.push_back(Arg(arg.kind == LaunchArg::Kind::Float ? arg.real : static_cast<double>(arg.integer)));
+      else
+        spec.push_back(Arg(arg.integer));
+      break;
+    case ParamKind::Pointer:
+      spec.push_back(arg.pointer % 16 == 0 ? Arg::divisibleBy(16) : Arg());
+      break;
+    case ParamKind::Scalar:
+      if (isFloat(param.dtype) || param.dtype == DType::I1 || arg.kind == LaunchArg::Kind::Float)
+        spec.push_back(Arg());
+      else if (arg.integer == 1)
+        spec.push_back(Arg::equalToOne());
+      else if (arg.integer % 16 == 0)
+        spec.push_back(Arg::divisibleBy(16));
+      else
+        spec.push_back(Arg());
+      break;
+    }
+  }
+  return spec;
+}
+
+std::string specializationKey(const JitKernel &kernel, const Specialization &spec, const LaunchOptions &options,
+                              const std::string &target) {
+  std::string key = "(";
+  for (size_t i = 0; i < spec.size(); ++i)
+    key += (i ? ", " : "") + describeArg(spec[i]);
+  return key + ") warps=" + std::to_string(options.numWarps) + " stages=" + std::to_string(options.numStages) + " " +
+         target;
+}
+
+runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &kernel, const Specialization &spec,
+                                                               const LaunchOptions &options, const std::string &target,
+                                                               std::string *why) {
+  auto gpu = GpuTarget::parse(target);
+  if (!gpu)
+    return runtime::Error(llvm::toString(gpu.takeError()));
+  mlir::DialectRegistry registry;
+  registerPipelineDialects(registry);
+  mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  BuildResult built = kernel.build(&context, spec, [&](mlir::Operation *op) {
+    module = mlir::OwningOpRef<mlir::ModuleOp>(llvm::cast<mlir::ModuleOp>(op->clone()));
+  });
+  if (!built)
+    return runtime::Error("kernel '" + kernel.name + "' does not build:\n" + built.errors());
+
+  // The disk cache key: the IR itself, the options and the compiler.
+  std::string options_ = "warps=" + std::to_string(options.numWarps) + " stages=" + std::to_string(options.numStages) +
+                         " target=" + target + " compiler=" BRICK_COMPILER_ID;
+  std::string key = kernel.name + "-" + hex(runtime::fnv1a(built.ir() + "\n" + options_));
+  std::string directory = cacheDirectory();
+  std::string path = directory + "/" + key + ".brick";
+  std::string damage;
+  if (llvm::sys::fs::exists(path)) {
+    auto cached = runtime::KernelBundle::readFile(path);
+    if (cached) {
+      *why = "disk cache";
+      return cached;
+    }
+    damage = " (the disk cache entry was unusable and is rebuilt: " + cached.error().message() + ")";
+  }
+
+  CompileOptions compileOptions;
+  compileOptions.target = *gpu;
+  compileOptions.numWarps = options.numWarps;
+  if (const char *dump = std::getenv("BRICK_DUMP_DIR"); dump && *dump)
+    compileOptions.dumpDirectory = std::string(dump) + "/" + key;
+  mlir::ScopedDiagnosticHandler errors(&context, [&](mlir::Diagnostic &diagnostic) {
+    if (diagnostic.getSeverity() == mlir::DiagnosticSeverity::Error)
+      llvm::raw_string_ostream(damage) << "\n" << diagnostic.getLocation() << ": error: " << diagnostic.str();
+    return mlir::success();
+  });
+  auto artifacts = compile(*module, compileOptions, Stage::Bundle);
+  if (!artifacts)
+    return runtime::Error("kernel '" + kernel.name + "' failed to compile: " + llvm::toString(artifacts.takeError()) +
+                          damage);
+  runtime::KernelBundle bundle = artifacts->bundle(*gpu);
+  llvm::sys::fs::create_directories(directory);
+  // A cache that cannot be written costs a recompile next time, nothing more.
+  (void)bundle.writeFile(path);
+  *why = "compiled" + damage;
+  return bundle;
+}
+
+namespace {
+runtime::Expected<const runtime::Device *> defaultDevice() {
+  static runtime::Expected<runtime::Device> device = runtime::Device::get(0);
+  if (!device)
+    return device.error();
+  return &*device;
+}
+
+/// One argument as the kernel's parameter type wants it in memory.
+struct PackedArg {
+  alignas(8) unsigned char bytes[8] = {};
+};
+
+runtime::Error pack(const JitKernel &kernel, const std::vector<LaunchArg> &args, std::vector<PackedArg> &packed) {
+  for (size_t i = 0; i < kernel.params.size(); ++i) {
+    const ParamInfo &param = kernel.params[i];
+    const LaunchArg &arg = args[i];
+    if (param.kind == ParamKind::Constant)
+      continue;
+    PackedArg value;
+    auto store = [&](auto v) { std::memcpy(value.bytes, &v, sizeof(v)); };
+    if (param.kind == ParamKind::Pointer) {
+      store(static_cast<uint64_t>(arg.pointer));
+    } else if (isFloat(param.dtype)) {
+      double real = arg.kind == LaunchArg::Kind::Float ? arg.real : static_cast<double>(arg.integer);
+      if (param.dtype == DType::F64)
+        store(real);
+      else if (param.dtype == DType::F32)
+        store(static_cast<float>(real));
+      else
+        return runtime::Error("kernel '" + kernel.name + "': parameter " + std::to_string(i) + " is a " +
+                              std::string(name(param.dtype)) + " scalar, which launches do not pass yet");
+    } else {
+      if (arg.kind != LaunchArg::Kind::Integer)
+        return runtime::Error("kernel '" + kernel.name + "': parameter " + std::to_string(i) + " is an integer (" +
+                              std::string(name(param.dtype)) + "), the launch passes a floating-point number");
+      switch (bitWidth(param.dtype)) {
+      case 1:
+      case 8: store(static_cast<int8_t>(arg.integer)); break;
+      case 16: store(static_cast<int16_t>(arg.integer)); break;
+      case 32: store(static_cast<int32_t>(arg.integer)); break;
+      default: store(static_cast<int64_t>(arg.integer)); break;
+      }
+    }
+    packed.push_back(value);
+  }
+  return runtime::Error();
+}
+} // namespace
+
+runtime::Error launch(const JitKernel &kernel, Grid grid, const LaunchOptions &options,
+                      const std::vector<LaunchArg> &args) {
+  auto device = defaultDevice();
+  if (!device)
+    return runtime::Error("kernel '" + kernel.name + "': " + device.error().message());
+  int capability = (*device)->computeCapability();
+  std::string target = "sm_" + std::to_string(capability) + (capability >= 90 ? "a" : "");
+  Specialization spec = specializationFor(kernel.params, args);
+  std::string key = specializationKey(kernel, spec, options, target);
+
+  std::shared_ptr<runtime::LoadedKernel> loaded;
+  {
+    std::lock_guard<std::mutex> lock(kernel.state->mutex);
+    for (auto &[k, value] : kernel.state->compiled)
+      if (k == key)
+        loaded = std::static_pointer_cast<runtime::LoadedKernel>(value);
+    if (!loaded) {
+      auto start = std::chrono::steady_clock::now();
+      std::string why;
+      auto bundle = compileSpecialization(kernel, spec, options, target, &why);
+      if (!bundle)
+        return bundle.error();
+      auto module = runtime::LoadedKernel::load(**device, *bundle);
+      if (!module)
+        return module.error();
+      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      loaded = std::make_shared<runtime::LoadedKernel>(std::move(*module));
+      kernel.state->compiled.emplace_back(key, loaded);
+      char line[64];
+      std::snprintf(line, sizeof(line), " in %.1f ms", ms);
+      kernel.state->log.push_back(kernel.name + key + ": " + why + line);
+    }
+  }
+  std::vector<PackedArg> packed;
+  if (runtime::Error error = pack(kernel, args, packed))
+    return error;
+  std::vector<void *> pointers;
+  for (PackedArg &value : packed)
+    pointers.push_back(value.bytes);
+  return loaded->launch({grid.x, grid.y, grid.z}, options.stream, pointers.data());
+}
+
+} // namespace brick::detail

@@ -1,0 +1,176 @@
+//===- JITTest.cpp - Specialization, the disk cache and its damage, dumps (no GPU needed) ---===//
+
+#include "brick/JIT/JIT.h"
+#include "softmax.h"
+#include "vector_add.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+using namespace brick;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A fresh, empty cache directory for the test, set as $BRICK_CACHE_DIR.
+struct TemporaryCache {
+  std::string path;
+  explicit TemporaryCache(const std::string &name) : path(::testing::TempDir() + "/brick-jit-" + name) {
+    fs::remove_all(path);
+    setenv("BRICK_CACHE_DIR", path.c_str(), 1);
+  }
+  ~TemporaryCache() {
+    unsetenv("BRICK_CACHE_DIR");
+    fs::remove_all(path);
+  }
+  std::vector<fs::path> entries() const {
+    std::vector<fs::path> files;
+    if (fs::exists(path))
+      for (auto &entry : fs::directory_iterator(path))
+        files.push_back(entry.path());
+    return files;
+  }
+};
+
+template <class K> detail::JitKernel jitKernel(const K &kernel) {
+  return detail::JitKernel{kernel.name(), kernel.params(),
+                           [&kernel](mlir::MLIRContext *c, const Specialization &s,
+                                     const std::function<void(mlir::Operation *)> &r) { return kernel.build(c, s, r); },
+                           &kernel.jitState()};
+}
+
+detail::LaunchArg pointer(uint64_t address) { return {detail::LaunchArg::Kind::Pointer, address}; }
+detail::LaunchArg integer(int64_t value) { return {detail::LaunchArg::Kind::Integer, 0, value}; }
+
+TEST(JIT, SpecializationFollowsTheArguments) {
+  auto kernel = examples::vectorAdd();
+  // Aligned, misaligned and aligned pointers; n a multiple of 16; BLOCK = 1024.
+  Specialization spec = detail::specializationFor(
+      kernel.params(), {pointer(0x7f0000000000), pointer(0x7f0000000004), pointer(0x7f0000000100), integer(4096),
+                        integer(1024)});
+  ASSERT_EQ(spec.size(), 5u);
+  EXPECT_EQ(spec[0].divisibility(), 16);
+  EXPECT_EQ(spec[1].divisibility(), 1);
+  EXPECT_EQ(spec[3].divisibility(), 16);
+  EXPECT_TRUE(spec[4].isConstant());
+  std::string key = detail::specializationKey(jitKernel(kernel), spec, LaunchOptions{}, "sm_90a");
+  EXPECT_EQ(key, "(%16, _, %16, %16, 1024) warps=4 stages=3 sm_90a");
+  // n == 1 and n odd specialize differently.
+  Specialization one = detail::specializationFor(kernel.params(), {pointer(0), pointer(0), pointer(0), integer(1), integer(256)});
+  EXPECT_TRUE(one[3].equalsOne());
+  Specialization odd = detail::specializationFor(kernel.params(), {pointer(0), pointer(0), pointer(0), integer(1001), integer(256)});
+  EXPECT_FALSE(odd[3].equalsOne());
+  EXPECT_EQ(odd[3].divisibility(), 1);
+}
+
+TEST(JIT, CompilesOnceThenUsesTheDiskCache) {
+  TemporaryCache cache("reuse");
+  auto kernel = examples::softmax<f32>();
+  auto jit = jitKernel(kernel);
+  Specialization spec = detail::specializationFor(
+      kernel.params(), {pointer(0), pointer(0), integer(1024), integer(1024), integer(1024), integer(1024)});
+  std::string why;
+  auto first = detail::compileSpecialization(jit, spec, LaunchOptions{}, "sm_90a", &why);
+  ASSERT_TRUE(first.ok()) << first.error().message();
+  EXPECT_EQ(why, "compiled");
+  EXPECT_EQ(first->name, "softmax");
+  EXPECT_THAT(first->ptx, HasSubstr("shfl.sync.bfly"));
+  ASSERT_EQ(cache.entries().size(), 1u);
+  EXPECT_THAT(cache.entries()[0].filename().string(), StartsWith("softmax-"));
+
+  auto second = detail::compileSpecialization(jit, spec, LaunchOptions{}, "sm_90a", &why);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(why, "disk cache");
+  EXPECT_EQ(*second, *first);
+
+  // Another specialization, another entry; other options, another entry.
+  Specialization other = detail::specializationFor(
+      kernel.params(), {pointer(0), pointer(0), integer(1000), integer(1000), integer(1000), integer(1024)});
+  ASSERT_TRUE(detail::compileSpecialization(jit, other, LaunchOptions{}, "sm_90a", &why).ok());
+  EXPECT_EQ(why, "compiled");
+  ASSERT_TRUE(detail::compileSpecialization(jit, spec, LaunchOptions{.numWarps = 8}, "sm_90a", &why).ok());
+  EXPECT_EQ(why, "compiled");
+  EXPECT_EQ(cache.entries().size(), 3u);
+}
+
+TEST(JIT, DamagedCacheEntriesAreRebuilt) {
+  TemporaryCache cache("damage");
+  auto kernel = examples::vectorAdd();
+  auto jit = jitKernel(kernel);
+  Specialization spec =
+      detail::specializationFor(kernel.params(), {pointer(0), pointer(0), pointer(0), integer(4096), integer(1024)});
+  std::string why;
+  auto first = detail::compileSpecialization(jit, spec, LaunchOptions{}, "sm_90a", &why);
+  ASSERT_TRUE(first.ok()) << first.error().message();
+  ASSERT_EQ(cache.entries().size(), 1u);
+  fs::path entry = cache.entries()[0];
+
+  // Truncated (a crash mid-write by something that did not write atomically).
+  fs::resize_file(entry, fs::file_size(entry) / 2);
+  auto rebuilt = detail::compileSpecialization(jit, spec, LaunchOptions{}, "sm_90a", &why);
+  ASSERT_TRUE(rebuilt.ok());
+  EXPECT_THAT(why, StartsWith("compiled (the disk cache entry was unusable and is rebuilt"));
+  EXPECT_THAT(why, HasSubstr("truncated"));
+  EXPECT_EQ(*rebuilt, *first);
+
+  // One flipped byte.
+  {
+    std::fstream file(entry, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(static_cast<std::streamoff>(fs::file_size(entry) - 3));
+    file.put('\x5a');
+  }
+  ASSERT_TRUE(detail::compileSpecialization(jit, spec, LaunchOptions{}, "sm_90a", &why).ok());
+  EXPECT_THAT(why, HasSubstr("checksum mismatch"));
+  // The rebuilt entry is whole again.
+  ASSERT_TRUE(detail::compileSpecialization(jit, spec, LaunchOptions{}, "sm_90a", &why).ok());
+  EXPECT_EQ(why, "disk cache");
+}
+
+TEST(JIT, DumpDirectoryHoldsEveryStage) {
+  TemporaryCache cache("dump");
+  std::string dump = cache.path + "-stages";
+  setenv("BRICK_DUMP_DIR", dump.c_str(), 1);
+  auto kernel = examples::vectorAdd();
+  std::string why;
+  Specialization spec =
+      detail::specializationFor(kernel.params(), {pointer(0), pointer(0), pointer(0), integer(4096), integer(1024)});
+  ASSERT_TRUE(detail::compileSpecialization(jitKernel(kernel), spec, LaunchOptions{}, "sm_90a", &why).ok());
+  unsetenv("BRICK_DUMP_DIR");
+  std::vector<std::string> files;
+  for (auto &entry : fs::recursive_directory_iterator(dump))
+    files.push_back(entry.path().filename().string());
+  EXPECT_THAT(files, ::testing::Contains("00_input.mlir"));
+  EXPECT_THAT(files, ::testing::Contains("04_convert-brick-to-brickgpu.mlir"));
+  EXPECT_THAT(files, ::testing::Contains("16_ptx.ptx"));
+  fs::remove_all(dump);
+}
+
+TEST(JIT, KernelThatDoesNotBuildIsAnError) {
+  TemporaryCache cache("bad");
+  auto bad = kernel("bad", [](Ptr<f32> p, Const<int> N) { store(p + arange(0, N), 0.0); });
+  std::string why;
+  auto result = detail::compileSpecialization(jitKernel(bad), detail::specializationFor(bad.params(), {pointer(0), integer(100)}),
+                                              LaunchOptions{}, "sm_90a", &why);
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(result.error().message(), HasSubstr("kernel 'bad' does not build"));
+  EXPECT_THAT(result.error().message(), HasSubstr("arange(0, 100): the length 100 is not a power of two"));
+  EXPECT_TRUE(cache.entries().empty());
+}
+
+TEST(JIT, LaunchWithoutAGpuIsAClearError) {
+  if (runtime::Device::count() > 0)
+    GTEST_SKIP() << "a GPU is present: the GPU tests launch";
+  TemporaryCache cache("nogpu");
+  auto kernel = examples::vectorAdd();
+  runtime::Error error = kernel.launch(Grid{1}, LaunchOptions{}, DevicePointer{0}, DevicePointer{0}, DevicePointer{0}, 16, 1024);
+  ASSERT_TRUE(static_cast<bool>(error));
+  EXPECT_THAT(error.message(), HasSubstr("kernel 'vector_add': cannot open the CUDA driver"));
+}
+
+} // namespace
