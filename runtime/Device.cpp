@@ -105,6 +105,36 @@ Stream::~Stream() {
 }
 Error Stream::synchronize() const { return driver_->check(driver_->cuStreamSynchronize(handle_), "waiting for a stream"); }
 
+//===--- Event -----------------------------------------------------------------===//
+
+Expected<Event> Event::create(const Device &device) {
+  CUevent handle = nullptr;
+  if (Error e = device.driver().check(device.driver().cuEventCreate(&handle, 0), "creating an event"))
+    return e;
+  return Event(&device.driver(), handle);
+}
+Event::Event(Event &&other) noexcept : driver_(other.driver_), handle_(std::exchange(other.handle_, nullptr)) {}
+Event &Event::operator=(Event &&other) noexcept {
+  std::swap(driver_, other.driver_);
+  std::swap(handle_, other.handle_);
+  return *this;
+}
+Event::~Event() {
+  if (handle_)
+    driver_->cuEventDestroy(handle_);
+}
+Error Event::record(const Stream *stream) {
+  return driver_->check(driver_->cuEventRecord(handle_, stream ? stream->handle() : nullptr), "recording an event");
+}
+Expected<float> Event::millisecondsSince(const Event &start) const {
+  if (Error e = driver_->check(driver_->cuEventSynchronize(handle_), "waiting for an event"))
+    return e;
+  float ms = 0;
+  if (Error e = driver_->check(driver_->cuEventElapsedTime(&ms, start.handle_, handle_), "timing between events"))
+    return e;
+  return ms;
+}
+
 //===--- DeviceBuffer ---------------------------------------------------------===//
 
 Expected<DeviceBuffer> DeviceBuffer::allocate(const Device &device, size_t bytes) {
@@ -189,23 +219,18 @@ Expected<Function> Module::function(const std::string &name) const {
   if (Error e = d.check(d.cuModuleGetFunction(&function.handle_, handle_, name.c_str()),
                         "finding kernel '" + name + "' in its module"))
     return e;
+  FunctionAttributes &a = function.attributes_;
+  for (auto [attribute, into] : {std::pair{kFunctionNumRegs, &a.registers}, {kFunctionSharedSizeBytes, &a.staticSharedMemory},
+                                 {kFunctionLocalSizeBytes, &a.localMemory}, {kFunctionMaxThreadsPerBlock, &a.maxThreadsPerBlock}})
+    if (Error e = d.check(d.cuFuncGetAttribute(into, attribute, function.handle_), "reading kernel '" + name + "'s attributes"))
+      return e;
   return function;
-}
-
-FunctionAttributes Function::attributes() const {
-  const Driver &d = device_->driver();
-  FunctionAttributes a;
-  d.cuFuncGetAttribute(&a.registers, kFunctionNumRegs, handle_);
-  d.cuFuncGetAttribute(&a.staticSharedMemory, kFunctionSharedSizeBytes, handle_);
-  d.cuFuncGetAttribute(&a.localMemory, kFunctionLocalSizeBytes, handle_);
-  d.cuFuncGetAttribute(&a.maxThreadsPerBlock, kFunctionMaxThreadsPerBlock, handle_);
-  return a;
 }
 
 Error Function::launch(std::array<unsigned, 3> grid, unsigned threads, unsigned sharedBytes, const Stream *stream,
                        void **arguments) const {
   const Driver &d = device_->driver();
-  FunctionAttributes a = attributes();
+  const FunctionAttributes &a = attributes_;
   if (static_cast<int>(threads) > a.maxThreadsPerBlock)
     return Error("kernel '" + name_ + "': " + std::to_string(threads) + " threads per block, but with " +
                  std::to_string(a.registers) + " registers per thread it can have at most " +

@@ -50,6 +50,11 @@ Expected<Driver> Driver::open(const char *path) {
   resolve(library, "cuModuleGetFunction", d.cuModuleGetFunction, missing);
   resolve(library, "cuFuncGetAttribute", d.cuFuncGetAttribute, missing);
   resolve(library, "cuFuncSetAttribute", d.cuFuncSetAttribute, missing);
+  resolve(library, "cuEventCreate", d.cuEventCreate, missing);
+  resolve(library, "cuEventDestroy_v2", d.cuEventDestroy, missing);
+  resolve(library, "cuEventRecord", d.cuEventRecord, missing);
+  resolve(library, "cuEventSynchronize", d.cuEventSynchronize, missing);
+  resolve(library, "cuEventElapsedTime", d.cuEventElapsedTime, missing);
   resolve(library, "cuLaunchKernel", d.cuLaunchKernel, missing);
   if (!missing.empty())
     return Error(std::string("the CUDA driver ") + path + " lacks " + missing + " (Brick needs a driver for CUDA 12 or newer)");

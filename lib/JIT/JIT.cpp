@@ -11,6 +11,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cstring>
+
+#include "llvm/ADT/SmallVector.h"
 #include <cstdlib>
 
 #ifndef BRICK_COMPILER_ID
@@ -154,9 +157,10 @@ struct PackedArg {
   alignas(8) unsigned char bytes[8] = {};
 };
 
-runtime::Error pack(const JitKernel &kernel, const std::vector<LaunchArg> &args, std::vector<PackedArg> &packed) {
-  for (size_t i = 0; i < kernel.params.size(); ++i) {
-    const ParamInfo &param = kernel.params[i];
+runtime::Error pack(const std::string &kernelName, const std::vector<ParamInfo> &params, const LaunchArg *args,
+                    llvm::SmallVectorImpl<PackedArg> &packed) {
+  for (size_t i = 0; i < params.size(); ++i) {
+    const ParamInfo &param = params[i];
     const LaunchArg &arg = args[i];
     if (param.kind == ParamKind::Constant)
       continue;
@@ -171,11 +175,11 @@ runtime::Error pack(const JitKernel &kernel, const std::vector<LaunchArg> &args,
       else if (param.dtype == DType::F32)
         store(static_cast<float>(real));
       else
-        return runtime::Error("kernel '" + kernel.name + "': parameter " + std::to_string(i) + " is a " +
+        return runtime::Error("kernel '" + kernelName + "': parameter " + std::to_string(i) + " is a " +
                               std::string(name(param.dtype)) + " scalar, which launches do not pass yet");
     } else {
       if (arg.kind != LaunchArg::Kind::Integer)
-        return runtime::Error("kernel '" + kernel.name + "': parameter " + std::to_string(i) + " is an integer (" +
+        return runtime::Error("kernel '" + kernelName + "': parameter " + std::to_string(i) + " is an integer (" +
                               std::string(name(param.dtype)) + "), the launch passes a floating-point number");
       switch (bitWidth(param.dtype)) {
       case 1:
@@ -191,23 +195,54 @@ runtime::Error pack(const JitKernel &kernel, const std::vector<LaunchArg> &args,
 }
 } // namespace
 
-runtime::Error launch(const JitKernel &kernel, Grid grid, const LaunchOptions &options,
-                      const std::vector<LaunchArg> &args) {
+namespace {
+/// One number per parameter saying what the specialization keeps of its argument, then the options.
+void compactKey(const std::vector<ParamInfo> &params, const LaunchArg *args, const LaunchOptions &options,
+                int capability, llvm::SmallVectorImpl<int64_t> &key) {
+  for (size_t i = 0; i < params.size(); ++i) {
+    const LaunchArg &arg = args[i];
+    switch (params[i].kind) {
+    case ParamKind::Constant: {
+      int64_t bits = arg.integer;
+      if (arg.kind == LaunchArg::Kind::Float)
+        std::memcpy(&bits, &arg.real, sizeof(bits));
+      key.push_back(bits);
+      break;
+    }
+    case ParamKind::Pointer: key.push_back(arg.pointer % 16 == 0); break;
+    case ParamKind::Scalar:
+      key.push_back(arg.kind == LaunchArg::Kind::Float ? 0 : arg.integer == 1 ? 1 : arg.integer % 16 == 0 ? 16 : 0);
+      break;
+    }
+  }
+  key.push_back(options.numWarps);
+  key.push_back(options.numStages);
+  key.push_back(capability);
+}
+} // namespace
+
+runtime::Error launch(const std::string &name, const std::vector<ParamInfo> &params, JitState &state,
+                      const std::function<JitKernel()> &describe, Grid grid, const LaunchOptions &options,
+                      const LaunchArg *args, size_t count) {
   auto device = defaultDevice();
   if (!device)
-    return runtime::Error("kernel '" + kernel.name + "': " + device.error().message());
+    return runtime::Error("kernel '" + name + "': " + device.error().message());
   int capability = (*device)->computeCapability();
-  std::string target = "sm_" + std::to_string(capability) + (capability >= 90 ? "a" : "");
-  Specialization spec = specializationFor(kernel.params, args);
-  std::string key = specializationKey(kernel, spec, options, target);
+  llvm::SmallVector<int64_t, 24> key;
+  compactKey(params, args, options, capability, key);
 
-  std::shared_ptr<runtime::LoadedKernel> loaded;
+  runtime::LoadedKernel *loaded = nullptr;
   {
-    std::lock_guard<std::mutex> lock(kernel.state->mutex);
-    for (auto &[k, value] : kernel.state->compiled)
-      if (k == key)
-        loaded = std::static_pointer_cast<runtime::LoadedKernel>(value);
+    std::lock_guard<std::mutex> lock(state.mutex);
+    for (auto &[k, value] : state.compiled)
+      if (llvm::ArrayRef<int64_t>(k) == llvm::ArrayRef<int64_t>(key))
+        loaded = static_cast<runtime::LoadedKernel *>(value.get());
     if (!loaded) {
+      // A first launch: compile (or read the disk cache) and load.
+      JitKernel kernel = describe();
+      std::string target = "sm_" + std::to_string(capability) + (capability >= 90 ? "a" : "");
+      std::vector<LaunchArg> argVector(args, args + count);
+      Specialization spec = specializationFor(kernel.params, argVector);
       auto start = std::chrono::steady_clock::now();
       std::string why;
       auto bundle = compileSpecialization(kernel, spec, options, target, &why);
@@ -217,17 +252,18 @@ runtime::Error launch(const JitKernel &kernel, Grid grid, const LaunchOptions &o
       if (!module)
         return module.error();
       double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      loaded = std::make_shared<runtime::LoadedKernel>(std::move(*module));
-      kernel.state->compiled.emplace_back(key, loaded);
+      auto owned = std::make_shared<runtime::LoadedKernel>(std::move(*module));
+      loaded = owned.get();
+      state.compiled.emplace_back(std::vector<int64_t>(key.begin(), key.end()), owned);
       char line[64];
       std::snprintf(line, sizeof(line), " in %.1f ms", ms);
-      kernel.state->log.push_back(kernel.name + key + ": " + why + line);
+      state.log.push_back(kernel.name + specializationKey(kernel, spec, options, target) + ": " + why + line);
     }
   }
-  std::vector<PackedArg> packed;
-  if (runtime::Error error = pack(kernel, args, packed))
+  llvm::SmallVector<PackedArg, 24> packed;
+  if (runtime::Error error = pack(name, params, args, packed))
     return error;
-  std::vector<void *> pointers;
+  llvm::SmallVector<void *, 24> pointers;
   for (PackedArg &value : packed)
     pointers.push_back(value.bytes);
   return loaded->launch({grid.x, grid.y, grid.z}, options.stream, pointers.data());

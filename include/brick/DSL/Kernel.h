@@ -194,8 +194,9 @@ namespace detail {
 /// compiled. Filled by brick/JIT.h.
 struct JitState {
   std::mutex mutex;
-  std::vector<std::pair<std::string, std::shared_ptr<void>>> compiled; // specialization key -> loaded kernel
-  std::vector<std::string> log;                                       // one line per specialization
+  /// Compact specialization key (one number per parameter, then warps, stages, device) -> loaded kernel.
+  std::vector<std::pair<std::vector<int64_t>, std::shared_ptr<void>>> compiled;
+  std::vector<std::string> log; // one line per specialization
 };
 } // namespace detail
 

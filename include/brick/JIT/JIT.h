@@ -72,8 +72,10 @@ runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &
                                                                const LaunchOptions &options, const std::string &target,
                                                                std::string *why);
 
-runtime::Error launch(const JitKernel &kernel, Grid grid, const LaunchOptions &options,
-                      const std::vector<LaunchArg> &args);
+/// `kernel` is only called on on a memory-cache miss (it builds the kernel's description).
+runtime::Error launch(const std::string &name, const std::vector<ParamInfo> &params, JitState &state,
+                      const std::function<JitKernel()> &kernel, Grid grid, const LaunchOptions &options,
+                      const LaunchArg *args, size_t count);
 
 template <class P, class A> LaunchArg toLaunchArg(A &&arg) {
   using Arg = std::decay_t<A>;
@@ -100,15 +102,19 @@ template <class... A>
 runtime::Error Kernel<F>::launch(Grid grid, LaunchOptions options, A &&...args) const {
   static_assert(sizeof...(A) == arity, "the launch passes a different number of arguments than the kernel has "
                                        "parameters");
-  std::vector<detail::LaunchArg> converted = [&]<size_t... I>(std::index_sequence<I...>) {
-    return std::vector<detail::LaunchArg>{
+  // The hot path (a cached specialization) allocates nothing: arguments on the stack, parameters built once.
+  std::array<detail::LaunchArg, arity> converted = [&]<size_t... I>(std::index_sequence<I...>) {
+    return std::array<detail::LaunchArg, arity>{
         detail::toLaunchArg<std::tuple_element_t<I, Params>>(std::forward<A>(args))...};
   }(std::make_index_sequence<arity>{});
-  detail::JitKernel kernel{name_, params(),
-                           [this](mlir::MLIRContext *context, const Specialization &spec,
-                                  const std::function<void(mlir::Operation *)> &run) { return build(context, spec, run); },
-                           jit_.get()};
-  return detail::launch(kernel, grid, options, converted);
+  static const std::vector<detail::ParamInfo> parameters = params();
+  auto describe = [this] {
+    return detail::JitKernel{name_, params(),
+                             [this](mlir::MLIRContext *context, const Specialization &spec,
+                                    const std::function<void(mlir::Operation *)> &run) { return build(context, spec, run); },
+                             jit_.get()};
+  };
+  return detail::launch(name_, parameters, *jit_, describe, grid, options, converted.data(), arity);
 }
 
 } // namespace brick

@@ -65,6 +65,23 @@ private:
   CUstream handle_;
 };
 
+/// A point in a stream's work, for timing it on the GPU.
+class Event {
+public:
+  static Expected<Event> create(const Device &device);
+  Event(Event &&other) noexcept;
+  Event &operator=(Event &&other) noexcept;
+  ~Event();
+  Error record(const Stream *stream = nullptr);
+  /// Milliseconds of GPU time from `start` to this event (waits for this event).
+  Expected<float> millisecondsSince(const Event &start) const;
+
+private:
+  Event(const Driver *driver, CUevent handle) : driver_(driver), handle_(handle) {}
+  const Driver *driver_;
+  CUevent handle_;
+};
+
 /// Device memory, freed with the object.
 class DeviceBuffer {
 public:
@@ -98,7 +115,8 @@ struct FunctionAttributes {
 class Function {
 public:
   const std::string &name() const { return name_; }
-  FunctionAttributes attributes() const;
+  /// Read from the driver when the function is found; launches check against them without asking again.
+  const FunctionAttributes &attributes() const { return attributes_; }
   /// Launches a grid of `grid` blocks of `threads` threads with `sharedBytes` of dynamic shared memory, on
   /// `stream` (null: the default stream). `arguments` point at each kernel argument's value. Shared memory over
   /// the device's limit and too many threads are errors naming the kernel and the limit; above 48 KB the
@@ -111,6 +129,7 @@ private:
   const Device *device_ = nullptr;
   CUfunction handle_ = nullptr;
   std::string name_;
+  FunctionAttributes attributes_;
   std::shared_ptr<int> optedInShared_ = std::make_shared<int>(48 * 1024);
 };
 
