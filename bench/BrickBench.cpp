@@ -185,6 +185,50 @@ int main() {
     }
     std::sort(times.begin(), times.end());
     std::printf(",\n  \"cached_launch_us\": %.2f", times[times.size() / 2]);
+
+    // The floors under it: the runtime's launch of the same loaded kernel (limit checks included), and the bare
+    // driver call.
+    std::string why;
+    auto bundle = detail::compileSpecialization(
+        detail::JitKernel{kernel.name(), kernel.params(),
+                          [&](mlir::MLIRContext *c, const Specialization &s, const std::function<void(mlir::Operation *)> &r) {
+                            return kernel.build(c, s, r);
+                          },
+                          &kernel.jitState()},
+        detail::specializationFor(kernel.params(), {{detail::LaunchArg::Kind::Pointer, x.address()},
+                                                    {detail::LaunchArg::Kind::Pointer, y.address()},
+                                                    {detail::LaunchArg::Kind::Pointer, out.address()},
+                                                    {detail::LaunchArg::Kind::Integer, 0, 1024},
+                                                    {detail::LaunchArg::Kind::Integer, 0, 1024}}),
+        LaunchOptions{}, "sm_" + std::to_string(device->computeCapability()) + "a", &why);
+    if (!bundle)
+      fail(bundle.error().message());
+    auto loaded = runtime::LoadedKernel::load(*device, *bundle);
+    if (!loaded)
+      fail(loaded.error().message());
+    runtime::CUdeviceptr px = x.address(), py = y.address(), pout = out.address();
+    int32_t n = 1024;
+    void *args[] = {&px, &py, &pout, &n};
+    auto medianOf = [&](auto launch) {
+      std::vector<double> t;
+      for (int i = 0; i < 10000; ++i) {
+        auto start = std::chrono::steady_clock::now();
+        launch();
+        t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+        if (i % 256 == 255)
+          check(device->driver().check(device->driver().cuCtxSynchronize(), "synchronizing"));
+      }
+      std::sort(t.begin(), t.end());
+      return t[t.size() / 2];
+    };
+    double runtimeLaunch = medianOf([&] { check(loaded->launch({1, 1, 1}, nullptr, args)); });
+    double driverLaunch = medianOf([&] {
+      check(device->driver().check(device->driver().cuLaunchKernel(
+                                       loaded->function().handle(), 1, 1, 1, 128, 1,
+                                       1, 0, nullptr, args, nullptr),
+                                   "launching"));
+    });
+    std::printf(",\n  \"runtime_launch_us\": %.2f,\n  \"driver_launch_us\": %.2f", runtimeLaunch, driverLaunch);
   }
   std::printf("\n}\n");
   std::filesystem::remove_all(cache);

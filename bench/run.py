@@ -85,7 +85,8 @@ def main():
         print(f"{label:28s} {b:8.0f} {t:8.0f} {tr:8.0f}  {b / copy:6.2f} {b / t:7.2f} {b / tr:8.2f}")
     print(f"softmax cold first launch (compile + load): {brick['softmax_cold_first_launch_ms']:.1f} ms; "
           f"with the disk cache warm: {brick['softmax_disk_cached_first_launch_ms']:.1f} ms")
-    print(f"cached launch: Brick {brick['cached_launch_us']:.2f} us (C++), Triton {anchors['triton_launch_us']:.2f} us (Python)")
+    print(f"cached launch: Brick {brick['cached_launch_us']:.2f} us (C++; runtime alone {brick['runtime_launch_us']:.2f}, "
+          f"bare cuLaunchKernel {brick['driver_launch_us']:.2f}), Triton {anchors['triton_launch_us']:.2f} us (Python)")
     print(json.dumps({"brick": brick, "anchors": anchors}))
 
 

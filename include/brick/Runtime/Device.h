@@ -115,6 +115,7 @@ struct FunctionAttributes {
 class Function {
 public:
   const std::string &name() const { return name_; }
+  CUfunction handle() const { return handle_; }
   /// Read from the driver when the function is found; launches check against them without asking again.
   const FunctionAttributes &attributes() const { return attributes_; }
   /// Launches a grid of `grid` blocks of `threads` threads with `sharedBytes` of dynamic shared memory, on
