@@ -117,7 +117,10 @@ int main() {
       int block = 1;
       while (block < cols)
         block *= 2;
-      unsigned warps = block < 2048 ? 4 : block < 4096 ? 8 : 16;
+      unsigned warps = examples::softmaxWarps(block, bf16 ? 2 : 4);
+      // BRICK_BENCH_SOFTMAX_WARPS=<n> replaces the tutorial's choice (bench/run.py --sweep tries several).
+      if (const char *forced = std::getenv("BRICK_BENCH_SOFTMAX_WARPS"); forced && *forced)
+        warps = static_cast<unsigned>(std::atoi(forced));
       size_t bytes = size_t(rows) * cols * (bf16 ? 2 : 4);
       std::vector<float> hx = randomFloats(size_t(rows) * cols);
       DeviceBuffer in = allocate(bytes), out = allocate(bytes);

@@ -2,6 +2,7 @@
 """Brick against the copy ceiling, torch and Triton, measured in one run on one GPU.
 
   python3 bench/run.py path/to/brick-bench            (on the GPU machine; .ci/gpu-package builds brick-bench)
+  python3 bench/run.py --sweep path/to/brick-bench    (softmax at 1..16 warps per program)
 
 Brick's numbers come from brick-bench (CUDA events, L2 flushed, median of 50); torch's and Triton's from
 triton.testing.do_bench (which also flushes L2; median). Prints a table of GB/s and ratios, and the JSON.
@@ -38,7 +39,22 @@ def nop(p):
     pass
 
 
+def sweep(binary):
+    """Softmax at each warps-per-program setting: which one each shape wants."""
+    import os
+    results = {}
+    for warps in (1, 2, 4, 8, 16):
+        env = dict(os.environ, BRICK_BENCH_SOFTMAX_WARPS=str(warps))
+        results[warps] = json.loads(subprocess.run([binary], check=True, capture_output=True, text=True, env=env).stdout)
+    keys = [k for k in results[4] if k.startswith("softmax_") and k.endswith("_GBps")]
+    print(f"{'softmax GB/s by warps':32s}" + "".join(f"{w:>8d}" for w in results))
+    for key in keys:
+        print(f"{key[8:-5]:32s}" + "".join(f"{results[w][key]:8.0f}" for w in results))
+
+
 def main():
+    if sys.argv[1] == "--sweep":
+        return sweep(sys.argv[2])
     brick = json.loads(subprocess.run([sys.argv[1]], check=True, capture_output=True, text=True).stdout)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     anchors = {}

@@ -24,6 +24,16 @@ template <ElementTag T = f32> auto softmax() {
   });
 }
 
+/// Warps per program for rows of `block` elements of `elementBytes` each: about 2 KB of the row per warp (four
+/// 16-byte vectors per thread), from 1 to 16. This is what `bench/run.py --sweep` found best on an H100 at most
+/// sizes; the Triton tutorial's rule (by block size alone) gives wide rows of small elements too many warps.
+inline unsigned softmaxWarps(int block, int elementBytes) {
+  unsigned warps = 1;
+  while (warps < 16 && warps * 2048u < unsigned(block) * unsigned(elementBytes))
+    warps *= 2;
+  return warps;
+}
+
 } // namespace examples
 
 #endif // BRICK_EXAMPLES_SOFTMAX_H

@@ -157,7 +157,7 @@ void checkSoftmax(ToMemory toMemory, FromMemory fromMemory, double tolerance) {
     int block = 1;
     while (block < cols)
       block *= 2;
-    LaunchOptions options{.numWarps = block >= 4096 ? 16u : block >= 1024 ? 8u : 4u};
+    LaunchOptions options{.numWarps = examples::softmaxWarps(block, int(sizeof(Stored)))};
     runtime::Error error = kernel.launch(Grid{unsigned(rows)}, options, out, in, stride, stride, cols, block);
     ASSERT_FALSE(error) << error.message();
     std::vector<Stored> result = download<Stored>(out, memory.size());

@@ -36,6 +36,15 @@ TEST(Examples, SoftmaxBuildsForEachElementType) {
   EXPECT_EQ(ops["arith.truncf"], 1); // f32 -> bf16 before the store
 }
 
+TEST(Examples, SoftmaxWarpsGiveEachWarpAbout2KB) {
+  EXPECT_EQ(examples::softmaxWarps(256, 4), 1u);
+  EXPECT_EQ(examples::softmaxWarps(1024, 4), 2u);
+  EXPECT_EQ(examples::softmaxWarps(4096, 4), 8u);
+  EXPECT_EQ(examples::softmaxWarps(4096, 2), 4u);
+  EXPECT_EQ(examples::softmaxWarps(16384, 4), 16u); // at most 16
+  EXPECT_EQ(examples::softmaxWarps(1, 2), 1u);
+}
+
 TEST(Examples, MatmulBuildsForEachInputType) {
   Specialization tiles = {dyn, dyn, dyn, dyn, dyn, dyn, dyn, dyn, dyn, dyn, dyn, dyn, 128, 128, 64, 8};
   ASSERT_TRUE(examples::matmul<f16>().build(tiles).ok());
