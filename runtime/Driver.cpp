@@ -22,7 +22,7 @@ Expected<Driver> Driver::open(const char *path) {
   if (!library) {
     const char *why = dlerror();
     return Error(std::string("cannot open the CUDA driver ") + path + ": " + (why ? why : "unknown reason") +
-                 " (is an NVIDIA driver installed? Brick runs kernels on the CPU interpreter without one)");
+                 " (is an NVIDIA driver installed?)");
   }
   Driver d{};
   std::string missing;
