@@ -10,9 +10,6 @@
 using namespace mlir;
 
 namespace brick {
-using detail::Access;
-using detail::KernelBuilder;
-namespace bir = mlir::brick;
 
 namespace {
 /// The current values of the carried handles; null (after an error) if one is unset.

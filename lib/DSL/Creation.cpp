@@ -7,9 +7,6 @@
 using namespace mlir;
 
 namespace brick {
-using detail::Access;
-using detail::KernelBuilder;
-namespace bir = mlir::brick;
 
 namespace {
 template <class Op> Int gridQuery(const char *what, int axis, Loc loc) {

@@ -5,9 +5,6 @@
 using namespace mlir;
 
 namespace brick {
-using detail::Access;
-using detail::KernelBuilder;
-namespace bir = mlir::brick;
 
 Tensor where(const Operand &condition, const Operand &a, const Operand &b, Loc loc) {
   KernelBuilder *current = KernelBuilder::current("where", loc);

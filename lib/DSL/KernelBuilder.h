@@ -108,4 +108,11 @@ std::string describeShape(llvm::ArrayRef<int64_t> shape);
 
 } // namespace brick::detail
 
+// What every DSL source file here uses (this header is private to lib/DSL).
+namespace brick {
+using detail::Access;
+using detail::KernelBuilder;
+namespace bir = mlir::brick;
+} // namespace brick
+
 #endif // BRICK_LIB_DSL_KERNELBUILDER_H

@@ -5,9 +5,6 @@
 using namespace mlir;
 
 namespace brick {
-using detail::Access;
-using detail::KernelBuilder;
-namespace bir = mlir::brick;
 
 namespace {
 bir::CacheModifier toIR(Cache cache) { return static_cast<bir::CacheModifier>(static_cast<int>(cache)); }

@@ -5,9 +5,6 @@
 using namespace mlir;
 
 namespace brick {
-using detail::Access;
-using detail::KernelBuilder;
-namespace bir = mlir::brick;
 
 namespace {
 using Combiner = std::function<SmallVector<Value>(KernelBuilder &, ArrayRef<Value> accumulated, ArrayRef<Value> next)>;

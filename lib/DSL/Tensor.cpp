@@ -5,11 +5,8 @@
 using namespace mlir;
 
 namespace brick {
-using detail::Access;
-using detail::KernelBuilder;
 
 namespace {
-namespace bir = mlir::brick;
 
 /// The current builder and the value behind `self`; null builder when outside a kernel or unset.
 struct Self {
