@@ -76,6 +76,17 @@ Diagnostic makeDiagnostic(Location loc, std::string message) {
 
 std::string describe(Type type) { return mlir::brick::typeToString(type); }
 
+bool broadcastsTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
+  if (from.size() > to.size())
+    return false;
+  for (size_t i = 0; i < from.size(); ++i) {
+    int64_t have = from[from.size() - 1 - i], want = to[to.size() - 1 - i];
+    if (have != want && have != 1)
+      return false;
+  }
+  return true;
+}
+
 std::string describeShape(ArrayRef<int64_t> shape) { return mlir::brick::shapeToString(shape); }
 
 KernelBuilder::KernelBuilder(MLIRContext *context, Loc loc)
@@ -265,16 +276,9 @@ Value KernelBuilder::broadcastTo(Value value, ArrayRef<int64_t> shape, const cha
     return mlir::brick::SplatOp::create(builder_, l, RankedTensorType::get(shape, value.getType()), value);
   }
   ArrayRef<int64_t> from = type.getShape();
-  auto mismatch = [&]() -> Value {
+  if (!broadcastsTo(from, shape)) {
     error(loc, llvm::Twine(what) + ": cannot broadcast shape " + describeShape(from) + " to " + describeShape(shape));
     return {};
-  };
-  if (from.size() > shape.size())
-    return mismatch();
-  for (size_t i = 0; i < from.size(); ++i) {
-    int64_t have = from[from.size() - 1 - i], want = shape[shape.size() - 1 - i];
-    if (have != want && have != 1)
-      return mismatch();
   }
   // Leading unit dimensions first (NumPy aligns shapes on the right), then repeat the unit dimensions.
   while (static_cast<size_t>(cast<RankedTensorType>(value.getType()).getRank()) < shape.size()) {

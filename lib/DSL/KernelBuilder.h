@@ -101,6 +101,10 @@ private:
 /// The DType of an element type (the pointee's, for pointers).
 std::optional<DType> dtypeOf(mlir::Type elementType);
 
+/// Whether a block of shape `from` broadcasts to exactly `to` (NumPy's rule: aligned on the right, each
+/// dimension equal or 1; a scalar, the empty shape, broadcasts to anything).
+bool broadcastsTo(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to);
+
 /// "tensor<128xf32>" / "i32": types as DSL messages show them.
 std::string describe(mlir::Type type);
 /// "[64, 128]".

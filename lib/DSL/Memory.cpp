@@ -10,17 +10,6 @@ namespace {
 bir::CacheModifier toIR(Cache cache) { return static_cast<bir::CacheModifier>(static_cast<int>(cache)); }
 bir::EvictionPolicy toIR(Evict evict) { return static_cast<bir::EvictionPolicy>(static_cast<int>(evict)); }
 
-bool broadcastsTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
-  if (from.size() > to.size())
-    return false;
-  for (size_t i = 0; i < from.size(); ++i) {
-    int64_t have = from[from.size() - 1 - i], want = to[to.size() - 1 - i];
-    if (have != want && have != 1)
-      return false;
-  }
-  return true;
-}
-
 /// The pointers of a memory op: null (after an error) unless `pointers` is a pointer or block of pointers.
 Value usePointers(KernelBuilder &kb, const Tensor &pointers, const char *what, Loc loc) {
   Value value = kb.use(pointers, what, loc);
@@ -46,7 +35,7 @@ Value useMask(KernelBuilder &kb, const Operand &mask, Value pointers, const char
   }
   ArrayRef<int64_t> shape = bir::getShapeOrEmpty(pointers.getType());
   ArrayRef<int64_t> maskShape = bir::getShapeOrEmpty(value.getType());
-  if (!broadcastsTo(maskShape, shape)) {
+  if (!detail::broadcastsTo(maskShape, shape)) {
     kb.error(loc, std::string(what) + ": the mask has shape " + detail::describeShape(maskShape) +
                       " but the pointers have shape " + detail::describeShape(shape) +
                       "; a mask must match the pointers or broadcast to them");
@@ -66,7 +55,7 @@ Value useElements(KernelBuilder &kb, const Operand &operand, Value pointers, con
     return {};
   ArrayRef<int64_t> shape = bir::getShapeOrEmpty(pointers.getType());
   ArrayRef<int64_t> valueShape = bir::getShapeOrEmpty(value.getType());
-  if (!broadcastsTo(valueShape, shape)) {
+  if (!detail::broadcastsTo(valueShape, shape)) {
     kb.error(loc, std::string(what) + ": " + role + " has shape " + detail::describeShape(valueShape) +
                       " but the pointers have shape " + detail::describeShape(shape));
     return {};
