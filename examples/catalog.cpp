@@ -7,7 +7,6 @@
 #include "softmax.h"
 #include "vector_add.h"
 
-#include <iostream>
 
 namespace examples {
 
@@ -44,17 +43,6 @@ const Example *findExample(const std::string &name) {
     if (example.name == name)
       return &example;
   return nullptr;
-}
-
-int printBrickIR(const std::string &name) {
-  const Example *example = findExample(name);
-  brick::BuildResult result = example->build(nullptr, nullptr);
-  if (!result) {
-    std::cerr << result.errors();
-    return 1;
-  }
-  std::cout << "// " << example->name << ": " << example->summary << "\n" << result.ir();
-  return 0;
 }
 
 } // namespace examples

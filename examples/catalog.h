@@ -26,9 +26,6 @@ const std::vector<Example> &catalog();
 /// The example called `name`, or null.
 const Example *findExample(const std::string &name);
 
-/// What an example program does for now: prints the example's brick IR. Returns the exit code.
-int printBrickIR(const std::string &name);
-
 } // namespace examples
 
 #endif // BRICK_EXAMPLES_CATALOG_H

@@ -2,6 +2,11 @@
 
 #include "brick/Runtime/Device.h"
 
+#include "brick/Runtime/HostMemory.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <utility>
 
 namespace brick::runtime {
@@ -36,7 +41,20 @@ int Device::count() {
   return count;
 }
 
+bool Device::interpretRequested() {
+  const char *value = std::getenv("BRICK_INTERPRET");
+  return value && *value && std::strcmp(value, "0") != 0;
+}
+
+Device Device::interpreter() {
+  Device device;
+  device.name_ = "the CPU interpreter";
+  return device;
+}
+
 Expected<Device> Device::get(int ordinal) {
+  if (interpretRequested())
+    return interpreter();
   auto driver = Driver::get();
   if (!driver)
     return driver.error();
@@ -77,6 +95,8 @@ Expected<Device> Device::get(int ordinal) {
 }
 
 Error Device::makeCurrent() const {
+  if (isInterpreter())
+    return Error();
   CUcontext context = nullptr;
   if (Error e = driver_->check(driver_->cuDevicePrimaryCtxRetain(&context, handle_), "retaining the primary context"))
     return e;
@@ -88,6 +108,8 @@ Error Device::makeCurrent() const {
 //===--- Stream ----------------------------------------------------------------===//
 
 Expected<Stream> Stream::create(const Device &device) {
+  if (device.isInterpreter())
+    return Stream(nullptr, nullptr);
   CUstream handle = nullptr;
   if (Error e = device.driver().check(device.driver().cuStreamCreate(&handle, 0), "creating a stream"))
     return e;
@@ -103,20 +125,28 @@ Stream::~Stream() {
   if (handle_)
     driver_->cuStreamDestroy(handle_);
 }
-Error Stream::synchronize() const { return driver_->check(driver_->cuStreamSynchronize(handle_), "waiting for a stream"); }
+Error Stream::synchronize() const {
+  if (!driver_)
+    return Error();
+  return driver_->check(driver_->cuStreamSynchronize(handle_), "waiting for a stream");
+}
 
 //===--- Event -----------------------------------------------------------------===//
 
 Expected<Event> Event::create(const Device &device) {
+  if (device.isInterpreter())
+    return Event(nullptr, nullptr);
   CUevent handle = nullptr;
   if (Error e = device.driver().check(device.driver().cuEventCreate(&handle, 0), "creating an event"))
     return e;
   return Event(&device.driver(), handle);
 }
-Event::Event(Event &&other) noexcept : driver_(other.driver_), handle_(std::exchange(other.handle_, nullptr)) {}
+Event::Event(Event &&other) noexcept
+    : driver_(other.driver_), handle_(std::exchange(other.handle_, nullptr)), hostMilliseconds_(other.hostMilliseconds_) {}
 Event &Event::operator=(Event &&other) noexcept {
   std::swap(driver_, other.driver_);
   std::swap(handle_, other.handle_);
+  std::swap(hostMilliseconds_, other.hostMilliseconds_);
   return *this;
 }
 Event::~Event() {
@@ -124,9 +154,19 @@ Event::~Event() {
     driver_->cuEventDestroy(handle_);
 }
 Error Event::record(const Stream *stream) {
+  if (!driver_) {
+    auto now = std::chrono::steady_clock::now().time_since_epoch();
+    hostMilliseconds_ = std::chrono::duration<double, std::milli>(now).count();
+    return Error();
+  }
   return driver_->check(driver_->cuEventRecord(handle_, stream ? stream->handle() : nullptr), "recording an event");
 }
 Expected<float> Event::millisecondsSince(const Event &start) const {
+  if (!driver_ || !start.driver_) {
+    if (driver_ || start.driver_)
+      return Error("timing between an interpreter event and a GPU event");
+    return float(hostMilliseconds_ - start.hostMilliseconds_);
+  }
   if (Error e = driver_->check(driver_->cuEventSynchronize(handle_), "waiting for an event"))
     return e;
   float ms = 0;
@@ -138,6 +178,12 @@ Expected<float> Event::millisecondsSince(const Event &start) const {
 //===--- DeviceBuffer ---------------------------------------------------------===//
 
 Expected<DeviceBuffer> DeviceBuffer::allocate(const Device &device, size_t bytes) {
+  if (device.isInterpreter()) {
+    void *memory = bytes ? allocateHost(bytes) : nullptr;
+    if (bytes && !memory)
+      return Error("allocating " + std::to_string(bytes) + " bytes of host memory for the interpreter");
+    return DeviceBuffer(nullptr, reinterpret_cast<CUdeviceptr>(memory), bytes);
+  }
   CUdeviceptr address = 0;
   if (bytes == 0)
     return DeviceBuffer(&device.driver(), 0, 0);
@@ -155,26 +201,46 @@ DeviceBuffer &DeviceBuffer::operator=(DeviceBuffer &&other) noexcept {
   return *this;
 }
 DeviceBuffer::~DeviceBuffer() {
-  if (address_)
+  if (address_ && !driver_)
+    freeHost(reinterpret_cast<void *>(address_));
+  else if (address_)
     driver_->cuMemFree(address_);
 }
 Error DeviceBuffer::copyFromHost(const void *source, size_t bytes) {
   if (bytes > size_)
     return Error("copying " + std::to_string(bytes) + " bytes into a buffer of " + std::to_string(size_));
+  if (!driver_) {
+    if (bytes)
+      std::memcpy(reinterpret_cast<void *>(address_), source, bytes);
+    return Error();
+  }
   return driver_->check(driver_->cuMemcpyHtoD(address_, source, bytes), "copying to the device");
 }
 Error DeviceBuffer::copyToHost(void *destination, size_t bytes) const {
   if (bytes > size_)
     return Error("copying " + std::to_string(bytes) + " bytes out of a buffer of " + std::to_string(size_));
+  if (!driver_) {
+    if (bytes)
+      std::memcpy(destination, reinterpret_cast<const void *>(address_), bytes);
+    return Error();
+  }
   return driver_->check(driver_->cuMemcpyDtoH(destination, address_, bytes), "copying from the device");
 }
 Error DeviceBuffer::fill(unsigned char byte) {
+  if (!driver_) {
+    if (size_)
+      std::memset(reinterpret_cast<void *>(address_), byte, size_);
+    return Error();
+  }
   return driver_->check(driver_->cuMemsetD8(address_, byte, size_), "filling device memory");
 }
 
 //===--- Module and Function ------------------------------------------------------===//
 
 Expected<Module> Module::load(const Device &device, const void *image, const char *what) {
+  if (device.isInterpreter())
+    return Error(std::string("loading ") + what + ": the CPU interpreter runs brick IR, not compiled kernels (launch "
+                 "DSL kernels with Kernel::launch, or unset BRICK_INTERPRET to use the GPU)");
   const Driver &d = device.driver();
   if (Error e = device.makeCurrent())
     return e;

@@ -2,6 +2,8 @@
 
 #include "brick/JIT/JIT.h"
 
+#include "Internal.h"
+
 #include "brick/Compiler/Pipeline.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -166,6 +168,9 @@ runtime::Error pack(const std::string &kernelName, const std::vector<ParamInfo> 
       continue;
     PackedArg value;
     auto store = [&](auto v) { std::memcpy(value.bytes, &v, sizeof(v)); };
+    if (param.kind == ParamKind::Pointer && arg.hostPointer)
+      return runtime::Error("kernel '" + kernelName + "': parameter " + std::to_string(i) +
+                            " is given a host pointer, which only the CPU interpreter can use (pass a DeviceBuffer)");
     if (param.kind == ParamKind::Pointer) {
       store(static_cast<uint64_t>(arg.pointer));
     } else if (isFloat(param.dtype)) {
@@ -195,7 +200,6 @@ runtime::Error pack(const std::string &kernelName, const std::vector<ParamInfo> 
 }
 } // namespace
 
-namespace {
 /// One number per parameter saying what the specialization keeps of its argument, then the options.
 void compactKey(const std::vector<ParamInfo> &params, const LaunchArg *args, const LaunchOptions &options,
                 int capability, llvm::SmallVectorImpl<int64_t> &key) {
@@ -219,14 +223,16 @@ void compactKey(const std::vector<ParamInfo> &params, const LaunchArg *args, con
   key.push_back(options.numStages);
   key.push_back(capability);
 }
-} // namespace
 
 runtime::Error launch(const std::string &name, const std::vector<ParamInfo> &params, JitState &state,
                       const std::function<JitKernel()> &describe, Grid grid, const LaunchOptions &options,
                       const LaunchArg *args, size_t count) {
-  auto device = defaultDevice();
+  runtime::Expected<const runtime::Device *> device =
+      options.device ? runtime::Expected<const runtime::Device *>(options.device) : defaultDevice();
   if (!device)
     return runtime::Error("kernel '" + name + "': " + device.error().message());
+  if ((*device)->isInterpreter())
+    return interpretLaunch(name, params, state, describe, grid, options, args, count);
   int capability = (*device)->computeCapability();
   llvm::SmallVector<int64_t, 24> key;
   compactKey(params, args, options, capability, key);

@@ -12,6 +12,10 @@
 // (writing the cache atomically), and keeps the loaded kernel in memory. $BRICK_DUMP_DIR=<dir> writes every
 // stage of every compiled kernel to <dir>/<kernel>-<key>/.
 //
+// On the CPU interpreter (LaunchOptions::device = &Device::interpreter(), or BRICK_INTERPRET=1 for the default
+// device) the same launch builds the brick IR and runs it with lib/Interpreter: buffers are host memory, every
+// access is checked against them, and a Ptr<T> parameter may also take a plain host pointer (T*).
+//
 //===----------------------------------------------------------------------===//
 #ifndef BRICK_JIT_JIT_H
 #define BRICK_JIT_JIT_H
@@ -35,6 +39,8 @@ struct LaunchOptions {
   unsigned numWarps = 4;
   unsigned numStages = 3;
   const runtime::Stream *stream = nullptr; // null: the default stream
+  /// Where to run: null for the default device (GPU 0, or the CPU interpreter when BRICK_INTERPRET=1).
+  const runtime::Device *device = nullptr;
 };
 
 /// A raw device address for a Ptr<T> parameter.
@@ -50,6 +56,7 @@ struct LaunchArg {
   uint64_t pointer = 0;
   int64_t integer = 0;
   double real = 0;
+  bool hostPointer = false; // a T* (for the interpreter), not a device address
 };
 
 /// What the non-template JIT needs of a kernel.
@@ -80,10 +87,14 @@ runtime::Error launch(const std::string &name, const std::vector<ParamInfo> &par
 template <class P, class A> LaunchArg toLaunchArg(A &&arg) {
   using Arg = std::decay_t<A>;
   if constexpr (Param<P>::info.kind == ParamKind::Pointer) {
-    static_assert(std::is_same_v<Arg, runtime::DeviceBuffer> || std::is_same_v<Arg, DevicePointer>,
-                  "a Ptr<T> parameter takes a runtime::DeviceBuffer or a brick::DevicePointer");
+    static_assert(std::is_same_v<Arg, runtime::DeviceBuffer> || std::is_same_v<Arg, DevicePointer> ||
+                      std::is_pointer_v<Arg>,
+                  "a Ptr<T> parameter takes a runtime::DeviceBuffer, a brick::DevicePointer or (on the interpreter) "
+                  "a host pointer");
     if constexpr (std::is_same_v<Arg, runtime::DeviceBuffer>)
       return LaunchArg{LaunchArg::Kind::Pointer, arg.address()};
+    else if constexpr (std::is_pointer_v<Arg>)
+      return LaunchArg{LaunchArg::Kind::Pointer, reinterpret_cast<uintptr_t>(arg), 0, 0, true};
     else
       return LaunchArg{LaunchArg::Kind::Pointer, arg.address};
   } else {

@@ -6,6 +6,10 @@
 //   auto kernel = module->function("softmax");
 //   kernel->launch({rows}, 32 * warps, sharedBytes, nullptr, args);
 //
+// Device::interpreter() is the CPU interpreter as a device: its buffers are host memory, its streams and events
+// run on the host, and DSL kernels launched on it are run by lib/Interpreter instead of being compiled. With
+// BRICK_INTERPRET=1 in the environment, Device::get returns it, so a host program runs unchanged on the CPU.
+//
 //===----------------------------------------------------------------------===//
 #ifndef BRICK_RUNTIME_DEVICE_H
 #define BRICK_RUNTIME_DEVICE_H
@@ -23,11 +27,18 @@ namespace brick::runtime {
 /// One GPU and its primary context.
 class Device {
 public:
-  /// Device `ordinal`, its primary context retained and made current on this thread.
+  /// Device `ordinal`, its primary context retained and made current on this thread; the interpreter when
+  /// BRICK_INTERPRET is set (and not "0").
   static Expected<Device> get(int ordinal = 0);
+  /// The CPU interpreter (needs no driver).
+  static Device interpreter();
+  /// Whether BRICK_INTERPRET asks for the interpreter.
+  static bool interpretRequested();
+  bool isInterpreter() const { return driver_ == nullptr; }
   /// How many devices the driver sees (0 when there is no driver).
   static int count();
 
+  /// The CUDA driver (not for the interpreter).
   const Driver &driver() const { return *driver_; }
   int ordinal() const { return ordinal_; }
   const std::string &name() const { return name_; }
@@ -61,7 +72,7 @@ public:
 
 private:
   Stream(const Driver *driver, CUstream handle) : driver_(driver), handle_(handle) {}
-  const Driver *driver_;
+  const Driver *driver_; // null: the interpreter's (work runs at once, on the host)
   CUstream handle_;
 };
 
@@ -78,11 +89,12 @@ public:
 
 private:
   Event(const Driver *driver, CUevent handle) : driver_(driver), handle_(handle) {}
-  const Driver *driver_;
+  const Driver *driver_; // null: the interpreter's (host time)
   CUevent handle_;
+  double hostMilliseconds_ = 0;
 };
 
-/// Device memory, freed with the object.
+/// Device memory (host memory on the interpreter), freed with the object.
 class DeviceBuffer {
 public:
   static Expected<DeviceBuffer> allocate(const Device &device, size_t bytes);
@@ -91,6 +103,8 @@ public:
   ~DeviceBuffer();
 
   CUdeviceptr address() const { return address_; }
+  /// Whether the buffer is host memory (the interpreter's).
+  bool isHost() const { return driver_ == nullptr; }
   size_t size() const { return size_; }
   Error copyFromHost(const void *source, size_t bytes);
   Error copyToHost(void *destination, size_t bytes) const;
@@ -99,7 +113,7 @@ public:
 
 private:
   DeviceBuffer(const Driver *driver, CUdeviceptr address, size_t size) : driver_(driver), address_(address), size_(size) {}
-  const Driver *driver_;
+  const Driver *driver_; // null: host memory of the interpreter (runtime/HostMemory.h)
   CUdeviceptr address_;
   size_t size_;
 };

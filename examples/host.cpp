@@ -1,0 +1,78 @@
+//===- host.cpp - What the examples' host programs share -------------------------------===//
+
+#include "host.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace examples {
+
+using brick::runtime::Device;
+using brick::runtime::DeviceBuffer;
+using brick::runtime::Expected;
+
+std::string Check::str() const {
+  char line[256];
+  if (!failure.empty())
+    return what + ": FAILED: " + failure;
+  std::snprintf(line, sizeof(line), "%s: relative error %.2g (at most %.0e) %s, %.1f ms", what.c_str(), error, tolerance,
+                ok() ? "ok" : "FAILED", milliseconds);
+  return line;
+}
+
+Device pickDevice(std::string *why) {
+  Expected<Device> gpu = Device::get(0);
+  if (gpu) {
+    *why = gpu->isInterpreter() ? "BRICK_INTERPRET is set" : "a GPU is present";
+    return *gpu;
+  }
+  *why = "no GPU: " + gpu.error().message();
+  return Device::interpreter();
+}
+
+namespace host {
+
+std::mt19937 &rng() {
+  static std::mt19937 generator(std::random_device{}());
+  return generator;
+}
+
+std::vector<float> randomFloats(size_t n, float scale) {
+  std::normal_distribution<float> normal(0.0f, scale);
+  std::vector<float> values(n);
+  for (float &v : values)
+    v = normal(rng());
+  return values;
+}
+
+Expected<DeviceBuffer> upload(const Device &device, const void *values, size_t bytes, size_t extraBytes) {
+  auto buffer = poisoned(device, bytes + extraBytes);
+  if (!buffer)
+    return buffer;
+  if (brick::runtime::Error e = buffer->copyFromHost(values, bytes))
+    return e;
+  return buffer;
+}
+
+Expected<DeviceBuffer> poisoned(const Device &device, size_t bytes) {
+  auto buffer = DeviceBuffer::allocate(device, bytes);
+  if (!buffer)
+    return buffer;
+  if (brick::runtime::Error e = buffer->fill(0xFF))
+    return e;
+  return buffer;
+}
+
+double relativeError(const std::vector<double> &out, const std::vector<double> &ref) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (!std::isfinite(out[i]))
+      return INFINITY;
+    num += (out[i] - ref[i]) * (out[i] - ref[i]);
+    den += ref[i] * ref[i];
+  }
+  return den == 0 ? std::sqrt(num) : std::sqrt(num / den);
+}
+
+} // namespace host
+} // namespace examples

@@ -1,0 +1,104 @@
+//===- host.h - What the examples' host programs share ---------------------------------===//
+//
+// Each example's host program (<name>.cpp) makes fresh random inputs, poisons its outputs with NaN, launches
+// the kernel through the JIT on a device (a GPU, or the CPU interpreter) and checks the result against a
+// float64 reference computed here on the CPU. The example programs print what they find; the tests assert it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef BRICK_EXAMPLES_HOST_H
+#define BRICK_EXAMPLES_HOST_H
+
+#include "brick/JIT/JIT.h"
+#include "brick/Support/HalfFloat.h"
+
+#include <chrono>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace examples {
+
+/// What one run of an example found.
+struct Check {
+  std::string what;      // "softmax bf16 5x3000"
+  double error = 0;      // relative error (L2 norm) against the float64 reference
+  double tolerance = 0;  // the most `error` may be for the element type
+  std::string failure;   // why the run failed (a launch error, a write out of bounds), or empty
+  double milliseconds = 0; // the launch, as the host saw it (compilation included on a first launch)
+  bool ok() const { return failure.empty() && error <= tolerance; }
+  std::string str() const;
+};
+
+Check runVectorAdd(const brick::runtime::Device &device, int n);
+/// Softmax of a rows x cols matrix whose rows are `cols + 3` elements apart (so they are not 16-byte aligned).
+template <brick::ElementTag T> Check runSoftmax(const brick::runtime::Device &device, int rows, int cols);
+Check runMatmul(const brick::runtime::Device &device, int m, int n, int k);
+/// `tokens` tokens, each routed to 2 of 8 experts.
+Check runMoe(const brick::runtime::Device &device, int tokens);
+
+/// Runs the example called `name` at the shapes its program uses (a few, small enough for the interpreter).
+std::vector<Check> runExample(const std::string &name, const brick::runtime::Device &device);
+
+/// GPU 0, or the CPU interpreter when there is no GPU (or BRICK_INTERPRET=1); `why` says which and why.
+brick::runtime::Device pickDevice(std::string *why);
+
+namespace host {
+std::mt19937 &rng();
+std::vector<float> randomFloats(size_t n, float scale = 1.0f);
+
+/// Elements of type T as they sit in memory, converted from and to float.
+template <brick::ElementTag T> struct Memory;
+template <> struct Memory<brick::f32> {
+  using Stored = float;
+  static Stored from(float v) { return v; }
+  static float to(Stored v) { return v; }
+};
+template <> struct Memory<brick::f16> {
+  using Stored = uint16_t;
+  static Stored from(float v) { return brick::floatToHalf(v); }
+  static float to(Stored v) { return brick::halfToFloat(v); }
+};
+template <> struct Memory<brick::bf16> {
+  using Stored = uint16_t;
+  static Stored from(float v) { return brick::floatToBf16(v); }
+  static float to(Stored v) { return brick::bf16ToFloat(v); }
+};
+/// Rounds `values` to T in place and returns them as stored in memory.
+template <brick::ElementTag T> std::vector<typename Memory<T>::Stored> toMemory(std::vector<float> &values) {
+  std::vector<typename Memory<T>::Stored> stored(values.size());
+  for (size_t i = 0; i < values.size(); ++i)
+    stored[i] = Memory<T>::from(values[i]), values[i] = Memory<T>::to(stored[i]);
+  return stored;
+}
+
+/// A buffer on `device` holding `values` (NaN bytes after them when `extraBytes`).
+brick::runtime::Expected<brick::runtime::DeviceBuffer> upload(const brick::runtime::Device &device, const void *values,
+                                                               size_t bytes, size_t extraBytes = 0);
+template <class T>
+brick::runtime::Expected<brick::runtime::DeviceBuffer> upload(const brick::runtime::Device &device,
+                                                               const std::vector<T> &values) {
+  return upload(device, values.data(), values.size() * sizeof(T));
+}
+/// A buffer of `bytes` filled with 0xFF: NaN in every float format, so an element never written shows.
+brick::runtime::Expected<brick::runtime::DeviceBuffer> poisoned(const brick::runtime::Device &device, size_t bytes);
+template <class T> std::vector<T> download(const brick::runtime::DeviceBuffer &buffer, size_t count, std::string &failure) {
+  std::vector<T> values(count);
+  if (brick::runtime::Error e = buffer.copyToHost(values.data(), count * sizeof(T)))
+    failure = e.message();
+  return values;
+}
+
+/// sqrt(sum (out - ref)^2 / sum ref^2); infinite when `out` has a NaN or an infinity.
+double relativeError(const std::vector<double> &out, const std::vector<double> &ref);
+/// Runs `launch` (a runtime::Error()) and times it.
+template <class F> brick::runtime::Error timed(Check &check, F launch) {
+  auto start = std::chrono::steady_clock::now();
+  brick::runtime::Error error = launch();
+  check.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return error;
+}
+} // namespace host
+
+} // namespace examples
+
+#endif // BRICK_EXAMPLES_HOST_H

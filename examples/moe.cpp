@@ -1,4 +1,0 @@
-//===- moe.cpp - Builds the moe example and prints its brick IR ---------===//
-#include "catalog.h"
-
-int main() { return examples::printBrickIR("moe"); }

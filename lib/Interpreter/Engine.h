@@ -1,0 +1,97 @@
+//===- Engine.h - The interpreter's values and the program being run (private) ---------===//
+#ifndef BRICK_LIB_INTERPRETER_ENGINE_H
+#define BRICK_LIB_INTERPRETER_ENGINE_H
+
+#include "brick/Interpreter/Interpreter.h"
+
+#include "brick/Dialect/Brick/BrickDialect.h"
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace brick::interpreter::detail {
+
+/// A scalar (empty shape) or a block, row-major. Integers (i1 as 0/1, wider ones sign-extended from their width)
+/// and pointers (addresses) live in `ints`; floats, already rounded to their type, in `reals`.
+struct Block {
+  llvm::SmallVector<int64_t, 2> shape;
+  std::vector<int64_t> ints;
+  std::vector<double> reals;
+
+  size_t size() const { return ints.size() + reals.size(); }
+  bool isReal() const { return !reals.empty(); }
+  static Block ofInts(llvm::ArrayRef<int64_t> shape, std::vector<int64_t> values) {
+    return Block{llvm::SmallVector<int64_t, 2>(shape), std::move(values), {}};
+  }
+  static Block ofReals(llvm::ArrayRef<int64_t> shape, std::vector<double> values) {
+    return Block{llvm::SmallVector<int64_t, 2>(shape), {}, std::move(values)};
+  }
+};
+
+/// The shape of a value of type `type` (empty for scalars).
+llvm::SmallVector<int64_t, 2> shapeOf(mlir::Type type);
+/// Elements of a block of `shape`.
+int64_t elementCount(llvm::ArrayRef<int64_t> shape);
+
+/// `value` wrapped to a `bits`-wide integer in the Block encoding.
+inline int64_t wrapInteger(int64_t value, unsigned bits) {
+  if (bits >= 64)
+    return value;
+  if (bits == 1)
+    return value & 1;
+  unsigned shift = 64 - bits;
+  return static_cast<int64_t>(static_cast<uint64_t>(value) << shift) >> shift;
+}
+inline int64_t asSigned(int64_t value, unsigned bits) { return bits == 1 ? -(value & 1) : value; }
+inline uint64_t asUnsigned(int64_t value, unsigned bits) {
+  return bits >= 64 ? static_cast<uint64_t>(value) : static_cast<uint64_t>(value) & ((uint64_t(1) << bits) - 1);
+}
+/// `value` rounded to the float type `type` (f16 and bf16 through f32, as the GPU computes them).
+double roundToFloat(double value, mlir::Type type);
+/// The width of an integer element type; 64 for pointers.
+unsigned integerBits(mlir::Type elementType);
+
+/// One program of the grid, running: the values it has computed so far.
+class Program {
+public:
+  Program(std::array<unsigned, 3> id, std::array<unsigned, 3> grid, const Options &options)
+      : id(id), grid(grid), options(options) {}
+
+  /// Runs the ops of `block` up to its terminator, which it returns (null when the block has none).
+  llvm::Expected<mlir::Operation *> runBlock(mlir::Block &block);
+  const Block &get(mlir::Value value) const;
+  void set(mlir::Value value, Block block) { values_[value] = std::move(block); }
+
+  /// An error at `op`'s source location in this program ("file:line:col: error: ... [program (x, y, z)]").
+  llvm::Error error(mlir::Operation *op, const llvm::Twine &message) const;
+  /// "(i, j)": the coordinates of element `index` of a block of `shape`.
+  static std::string coordinates(llvm::ArrayRef<int64_t> shape, int64_t index);
+
+  const std::array<unsigned, 3> id, grid;
+  const Options &options;
+
+private:
+  llvm::Error runOp(mlir::Operation *op);
+  llvm::Error runDot(mlir::brick::DotOp dot);
+  llvm::Error runReduce(mlir::brick::ReduceOp reduce);
+  llvm::Error runFor(mlir::scf::ForOp loop);
+  llvm::Error runIf(mlir::scf::IfOp branch);
+  llvm::Error runWhile(mlir::scf::WhileOp loop);
+  llvm::Error runPrint(mlir::brick::PrintOp print);
+  llvm::DenseMap<mlir::Value, Block> values_;
+};
+
+/// arith and math ops; std::nullopt when `op` is neither.
+std::optional<llvm::Error> runArithmetic(Program &program, mlir::Operation *op);
+/// brick.load, brick.store, brick.atomic_rmw, brick.atomic_cas; std::nullopt for other ops.
+std::optional<llvm::Error> runMemory(Program &program, mlir::Operation *op);
+
+} // namespace brick::interpreter::detail
+
+#endif // BRICK_LIB_INTERPRETER_ENGINE_H

@@ -1,0 +1,470 @@
+//===- Interpreter.cpp - The grid, the structure ops, blocks, dot and reduce --------------===//
+
+#include "brick/Interpreter/Interpreter.h"
+
+#include "Engine.h"
+
+#include "brick/Dialect/Brick/BrickDialect.h"
+#include "brick/Support/HalfFloat.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Format.h"
+
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+using namespace mlir;
+
+namespace brick::interpreter {
+
+namespace detail {
+
+llvm::SmallVector<int64_t, 2> shapeOf(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return llvm::SmallVector<int64_t, 2>(tensor.getShape());
+  return {};
+}
+
+int64_t elementCount(llvm::ArrayRef<int64_t> shape) {
+  return std::accumulate(shape.begin(), shape.end(), int64_t(1), std::multiplies<int64_t>());
+}
+
+double roundToFloat(double value, Type type) {
+  if (type.isF64())
+    return value;
+  float single = float(value);
+  if (type.isF16())
+    return halfToFloat(floatToHalf(single));
+  if (type.isBF16())
+    return bf16ToFloat(floatToBf16(single));
+  return single;
+}
+
+unsigned integerBits(Type elementType) {
+  if (auto integer = dyn_cast<IntegerType>(elementType))
+    return integer.getWidth();
+  return 64; // pointers, index
+}
+
+const Block &Program::get(Value value) const {
+  auto found = values_.find(value);
+  if (found == values_.end())
+    llvm::report_fatal_error("brick interpreter: a value is used before the interpreter computed it");
+  return found->second;
+}
+
+std::string Program::coordinates(llvm::ArrayRef<int64_t> shape, int64_t index) {
+  llvm::SmallVector<int64_t, 4> coordinate(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    coordinate[d] = index % shape[d];
+    index /= shape[d];
+  }
+  std::string text = "(";
+  for (size_t d = 0; d < coordinate.size(); ++d)
+    text += (d ? ", " : "") + std::to_string(coordinate[d]);
+  return text + ")";
+}
+
+llvm::Error Program::error(Operation *op, const llvm::Twine &message) const {
+  std::string where;
+  if (auto fileLoc = op->getLoc()->findInstanceOf<FileLineColLoc>())
+    where = (fileLoc.getFilename().str() + ":" + std::to_string(fileLoc.getLine()) + ":" +
+             std::to_string(fileLoc.getColumn()));
+  else
+    llvm::raw_string_ostream(where) << op->getLoc();
+  return llvm::createStringError(where + ": error: " + message.str() + " [program (" + std::to_string(id[0]) + ", " +
+                                 std::to_string(id[1]) + ", " + std::to_string(id[2]) + ")]");
+}
+
+namespace {
+
+/// A block of `shape` whose element i is element `sourceIndex(i)` of `source`.
+template <class F> Block gather(const Block &source, llvm::ArrayRef<int64_t> shape, F sourceIndex) {
+  size_t n = size_t(elementCount(shape));
+  Block result{llvm::SmallVector<int64_t, 2>(shape), {}, {}};
+  if (source.isReal()) {
+    result.reals.resize(n);
+    for (size_t i = 0; i < n; ++i)
+      result.reals[i] = source.reals[sourceIndex(i)];
+  } else {
+    result.ints.resize(n);
+    for (size_t i = 0; i < n; ++i)
+      result.ints[i] = source.ints[sourceIndex(i)];
+  }
+  return result;
+}
+
+llvm::SmallVector<int64_t, 4> stridesOf(llvm::ArrayRef<int64_t> shape) {
+  llvm::SmallVector<int64_t, 4> strides(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;)
+    strides[d - 1] = strides[d] * shape[d];
+  return strides;
+}
+
+Block broadcast(const Block &source, llvm::ArrayRef<int64_t> shape) {
+  if (source.shape.empty()) // a scalar (splat)
+    return gather(source, shape, [](size_t) { return size_t(0); });
+  llvm::SmallVector<int64_t, 4> sourceStrides = stridesOf(source.shape);
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (source.shape[d] == 1)
+      sourceStrides[d] = 0;
+  return gather(source, shape, [&](size_t i) {
+    size_t index = 0;
+    for (size_t d = shape.size(); d-- > 0;) {
+      index += (i % shape[d]) * sourceStrides[d];
+      i /= shape[d];
+    }
+    return index;
+  });
+}
+
+Block transpose(const Block &source, llvm::ArrayRef<int32_t> order, llvm::ArrayRef<int64_t> shape) {
+  llvm::SmallVector<int64_t, 4> sourceStrides = stridesOf(source.shape);
+  return gather(source, shape, [&](size_t i) {
+    size_t index = 0;
+    for (size_t d = shape.size(); d-- > 0;) {
+      index += (i % shape[d]) * sourceStrides[order[d]];
+      i /= shape[d];
+    }
+    return index;
+  });
+}
+
+/// float32 -> tf32 as cvt.rna.tf32.f32 does: 10 mantissa bits, ties away from zero.
+double toTf32(double value) {
+  float f = float(value);
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  if ((bits & 0x7f800000) != 0x7f800000)
+    bits = (bits + 0x1000) & ~0x1fffu;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+} // namespace
+
+llvm::Expected<Operation *> Program::runBlock(mlir::Block &block) {
+  for (Operation &op : block) {
+    if (op.hasTrait<OpTrait::IsTerminator>())
+      return &op;
+    if (llvm::Error error = runOp(&op))
+      return std::move(error);
+  }
+  return nullptr;
+}
+
+llvm::Error Program::runOp(Operation *op) {
+  if (std::optional<llvm::Error> done = runArithmetic(*this, op))
+    return std::move(*done);
+  if (std::optional<llvm::Error> done = runMemory(*this, op))
+    return std::move(*done);
+
+  auto single = [&](Type type, auto value) {
+    if constexpr (std::is_floating_point_v<decltype(value)>)
+      return Block::ofReals({}, {roundToFloat(value, type)});
+    else
+      return Block::ofInts({}, {wrapInteger(int64_t(value), integerBits(type))});
+  };
+  if (auto pid = dyn_cast<mlir::brick::ProgramIdOp>(op)) {
+    set(pid, single(pid.getType(), id[pid.getAxis()]));
+    return llvm::Error::success();
+  }
+  if (auto count = dyn_cast<mlir::brick::NumProgramsOp>(op)) {
+    set(count, single(count.getType(), grid[count.getAxis()]));
+    return llvm::Error::success();
+  }
+  if (auto range = dyn_cast<mlir::brick::MakeRangeOp>(op)) {
+    std::vector<int64_t> values(range.getEnd() - range.getStart());
+    std::iota(values.begin(), values.end(), int64_t(range.getStart()));
+    set(range, Block::ofInts(shapeOf(range.getType()), std::move(values)));
+    return llvm::Error::success();
+  }
+  if (isa<mlir::brick::SplatOp, mlir::brick::BroadcastOp>(op)) {
+    set(op->getResult(0), broadcast(get(op->getOperand(0)), shapeOf(op->getResult(0).getType())));
+    return llvm::Error::success();
+  }
+  if (isa<mlir::brick::ExpandDimsOp, mlir::brick::ReshapeOp>(op)) { // row-major: the same elements, another shape
+    Block block = get(op->getOperand(0));
+    block.shape = shapeOf(op->getResult(0).getType());
+    set(op->getResult(0), std::move(block));
+    return llvm::Error::success();
+  }
+  if (auto trans = dyn_cast<mlir::brick::TransOp>(op)) {
+    set(trans, transpose(get(trans.getSrc()), trans.getOrder(), shapeOf(trans.getType())));
+    return llvm::Error::success();
+  }
+  if (auto addptr = dyn_cast<mlir::brick::AddPtrOp>(op)) {
+    const Block &pointers = get(addptr.getPtr()), &offsets = get(addptr.getOffset());
+    auto pointee = cast<mlir::brick::PointerType>(getElementTypeOrSelf(addptr.getType())).getPointeeType();
+    int64_t bytes = isa<mlir::brick::PointerType>(pointee) ? 8 : std::max(8u, pointee.getIntOrFloatBitWidth()) / 8;
+    unsigned offsetBits = integerBits(getElementTypeOrSelf(addptr.getOffset().getType()));
+    Block result = pointers;
+    for (size_t i = 0; i < result.ints.size(); ++i) {
+      int64_t offset = asSigned(offsets.ints[offsets.ints.size() == 1 ? 0 : i], offsetBits);
+      result.ints[i] = int64_t(uint64_t(result.ints[i]) + uint64_t(offset) * uint64_t(bytes));
+    }
+    set(addptr, std::move(result));
+    return llvm::Error::success();
+  }
+  if (auto dot = dyn_cast<mlir::brick::DotOp>(op))
+    return runDot(dot);
+  if (auto reduce = dyn_cast<mlir::brick::ReduceOp>(op))
+    return runReduce(reduce);
+  if (auto forOp = dyn_cast<scf::ForOp>(op))
+    return runFor(forOp);
+  if (auto ifOp = dyn_cast<scf::IfOp>(op))
+    return runIf(ifOp);
+  if (auto whileOp = dyn_cast<scf::WhileOp>(op))
+    return runWhile(whileOp);
+  if (auto assertOp = dyn_cast<mlir::brick::AssertOp>(op)) {
+    const Block &condition = get(assertOp.getCondition());
+    for (size_t i = 0; i < condition.ints.size(); ++i)
+      if (!condition.ints[i])
+        return error(op, "assertion failed: " + assertOp.getMessage() +
+                             (condition.shape.empty() ? "" : " (element " + coordinates(condition.shape, i) + ")"));
+    return llvm::Error::success();
+  }
+  if (auto print = dyn_cast<mlir::brick::PrintOp>(op))
+    return runPrint(print);
+  return error(op, "the interpreter cannot run '" + op->getName().getStringRef() + "'");
+}
+
+llvm::Error Program::runDot(mlir::brick::DotOp dot) {
+  const Block &a = get(dot.getA()), &b = get(dot.getB()), &c = get(dot.getC());
+  if (a.shape.size() != 2)
+    return error(dot, "the interpreter runs dot on 2-D blocks only");
+  int64_t m = a.shape[0], k = a.shape[1], n = b.shape[1];
+  Type accumulator = getElementTypeOrSelf(dot.getType());
+  Block d{c.shape, {}, {}};
+  if (!c.isReal()) { // i8 x i8 -> i32, wrapping
+    d.ints.resize(m * n);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t sum = c.ints[i * n + j];
+        for (int64_t p = 0; p < k; ++p)
+          sum += a.ints[i * k + p] * b.ints[p * n + j];
+        d.ints[i * n + j] = wrapInteger(sum, integerBits(accumulator));
+      }
+    set(dot, std::move(d));
+    return llvm::Error::success();
+  }
+  // Products of f16/bf16/tf32 inputs are exact in double; the sum is rounded once, to the accumulator's type.
+  bool tf32 = dot.getInputPrecision() == mlir::brick::InputPrecision::tf32 && getElementTypeOrSelf(dot.getA().getType()).isF32();
+  std::vector<double> left = a.reals, right = b.reals;
+  if (tf32) {
+    for (double &v : left)
+      v = toTf32(v);
+    for (double &v : right)
+      v = toTf32(v);
+  }
+  d.reals.resize(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = c.reals[i * n + j];
+      for (int64_t p = 0; p < k; ++p)
+        sum += left[i * k + p] * right[p * n + j];
+      d.reals[i * n + j] = roundToFloat(sum, accumulator);
+    }
+  set(dot, std::move(d));
+  return llvm::Error::success();
+}
+
+// A tree: the combiner runs once per level, on whole halves of the axis at once (element j with element
+// j + half), so a 1024-element reduction costs 10 runs of the combiner's ops, each over a block.
+llvm::Error Program::runReduce(mlir::brick::ReduceOp reduce) {
+  auto sources = reduce.getSrcs();
+  llvm::SmallVector<int64_t, 2> shape = shapeOf(sources[0].getType());
+  unsigned axis = reduce.getAxis();
+  int64_t outer = elementCount(llvm::ArrayRef<int64_t>(shape).take_front(axis)), length = shape[axis],
+          inner = elementCount(llvm::ArrayRef<int64_t>(shape).drop_front(axis + 1));
+  std::vector<Block> current;
+  for (Value source : sources)
+    current.push_back(get(source));
+  mlir::Block &combiner = reduce.getCombiner().front();
+  size_t count = sources.size();
+  while (length > 1) {
+    int64_t half = length / 2;
+    llvm::SmallVector<int64_t, 2> halfShape = {outer * half * inner};
+    for (size_t k = 0; k < count; ++k) {
+      auto index = [&](size_t i, int64_t shift) {
+        int64_t o = int64_t(i) / (half * inner), rest = int64_t(i) % (half * inner);
+        return size_t(o * length * inner + rest + shift * inner);
+      };
+      set(combiner.getArgument(k), gather(current[k], halfShape, [&](size_t i) { return index(i, 0); }));
+      set(combiner.getArgument(count + k), gather(current[k], halfShape, [&](size_t i) { return index(i, half); }));
+    }
+    auto terminator = runBlock(combiner);
+    if (!terminator)
+      return terminator.takeError();
+    for (size_t k = 0; k < count; ++k) {
+      const Block &combined = get((*terminator)->getOperand(k));
+      current[k] = combined.size() == 1 ? broadcast(Block{{}, combined.ints, combined.reals}, halfShape) : combined;
+      current[k].shape = halfShape;
+    }
+    length = half;
+  }
+  for (size_t k = 0; k < count; ++k) {
+    current[k].shape = shapeOf(reduce.getResult(k).getType());
+    set(reduce.getResult(k), std::move(current[k]));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Program::runFor(scf::ForOp loop) {
+  Type inductionType = loop.getInductionVar().getType();
+  unsigned bits = integerBits(inductionType);
+  int64_t lower = asSigned(get(loop.getLowerBound()).ints[0], bits), upper = asSigned(get(loop.getUpperBound()).ints[0], bits),
+          step = asSigned(get(loop.getStep()).ints[0], bits);
+  if (step <= 0 && lower < upper)
+    return error(loop, "a for loop with step " + std::to_string(step) + " would never end");
+  std::vector<Block> carried;
+  for (Value init : loop.getInitArgs())
+    carried.push_back(get(init));
+  mlir::Block &body = *loop.getBody();
+  for (int64_t i = lower; i < upper; i += step) {
+    set(loop.getInductionVar(), Block::ofInts({}, {wrapInteger(i, bits)}));
+    for (auto [argument, value] : llvm::zip(loop.getRegionIterArgs(), carried))
+      set(argument, std::move(value));
+    auto terminator = runBlock(body);
+    if (!terminator)
+      return terminator.takeError();
+    carried.clear();
+    for (Value yielded : (*terminator)->getOperands())
+      carried.push_back(get(yielded));
+  }
+  for (auto [result, value] : llvm::zip(loop.getResults(), carried))
+    set(result, std::move(value));
+  return llvm::Error::success();
+}
+
+llvm::Error Program::runIf(scf::IfOp branch) {
+  bool taken = get(branch.getCondition()).ints[0];
+  Region &region = taken ? branch.getThenRegion() : branch.getElseRegion();
+  if (region.empty())
+    return llvm::Error::success();
+  auto terminator = runBlock(region.front());
+  if (!terminator)
+    return terminator.takeError();
+  std::vector<Block> results;
+  for (Value yielded : (*terminator)->getOperands())
+    results.push_back(get(yielded));
+  for (auto [result, value] : llvm::zip(branch.getResults(), results))
+    set(result, std::move(value));
+  return llvm::Error::success();
+}
+
+llvm::Error Program::runWhile(scf::WhileOp loop) {
+  std::vector<Block> carried;
+  for (Value init : loop.getInits())
+    carried.push_back(get(init));
+  while (true) {
+    for (auto [argument, value] : llvm::zip(loop.getBeforeArguments(), carried))
+      set(argument, std::move(value));
+    auto condition = runBlock(loop.getBefore().front());
+    if (!condition)
+      return condition.takeError();
+    auto conditionOp = cast<scf::ConditionOp>(*condition);
+    carried.clear();
+    for (Value value : conditionOp.getArgs())
+      carried.push_back(get(value));
+    if (!get(conditionOp.getCondition()).ints[0])
+      break;
+    for (auto [argument, value] : llvm::zip(loop.getAfterArguments(), carried))
+      set(argument, std::move(value));
+    auto yield = runBlock(loop.getAfter().front());
+    if (!yield)
+      return yield.takeError();
+    carried.clear();
+    for (Value value : (*yield)->getOperands())
+      carried.push_back(get(value));
+  }
+  for (auto [result, value] : llvm::zip(loop.getResults(), carried))
+    set(result, std::move(value));
+  return llvm::Error::success();
+}
+
+// The GPU's format: "<prefix>pid (x, y, z) idx (i, j) <value>", one line per element.
+llvm::Error Program::runPrint(mlir::brick::PrintOp print) {
+  llvm::raw_ostream &out = *options.printStream;
+  std::string pid = "pid (" + std::to_string(id[0]) + ", " + std::to_string(id[1]) + ", " + std::to_string(id[2]) + ")";
+  if (print.getArgs().empty()) {
+    out << print.getPrefix() << "\n";
+    return llvm::Error::success();
+  }
+  for (Value argument : print.getArgs()) {
+    const Block &block = get(argument);
+    Type element = getElementTypeOrSelf(argument.getType());
+    for (size_t i = 0; i < block.size(); ++i) {
+      out << print.getPrefix() << pid;
+      if (!block.shape.empty())
+        out << " idx " << coordinates(block.shape, i);
+      out << " ";
+      if (block.isReal())
+        out << llvm::format("%f", block.reals[i]);
+      else if (print.getHex() || isa<mlir::brick::PointerType>(element))
+        out << llvm::format_hex(asUnsigned(block.ints[i], integerBits(element)), 2);
+      else
+        out << asSigned(block.ints[i], integerBits(element));
+      out << "\n";
+    }
+  }
+  return llvm::Error::success();
+}
+
+} // namespace detail
+
+func::FuncOp findKernel(ModuleOp module) {
+  func::FuncOp kernel;
+  module.walk([&](func::FuncOp function) {
+    if (function->hasAttr("brick.kernel") && !kernel)
+      kernel = function;
+  });
+  return kernel;
+}
+
+llvm::Error run(func::FuncOp kernel, std::array<unsigned, 3> grid, llvm::ArrayRef<Argument> args, const Options &options) {
+  using detail::Block;
+  std::string name = kernel.getName().str();
+  if (kernel.getNumArguments() != args.size())
+    return llvm::createStringError("kernel '" + name + "' takes " + std::to_string(kernel.getNumArguments()) +
+                                   " arguments; the interpreter was given " + std::to_string(args.size()));
+  std::vector<Block> parameters;
+  for (auto [index, argument] : llvm::enumerate(args)) {
+    Type type = kernel.getArgument(index).getType();
+    auto mismatch = [&, index = index](const char *wanted) {
+      return llvm::createStringError("kernel '" + name + "': parameter " + std::to_string(index) + " is " + wanted +
+                                     ", the argument is not");
+    };
+    if (isa<mlir::brick::PointerType>(type)) {
+      if (argument.kind != Argument::Kind::Pointer)
+        return mismatch("a pointer");
+      parameters.push_back(Block::ofInts({}, {int64_t(argument.pointer)}));
+    } else if (isa<FloatType>(type)) {
+      if (argument.kind == Argument::Kind::Pointer)
+        return mismatch("a number");
+      double value = argument.kind == Argument::Kind::Float ? argument.real : double(argument.integer);
+      parameters.push_back(Block::ofReals({}, {detail::roundToFloat(value, type)}));
+    } else if (isa<IntegerType>(type)) {
+      if (argument.kind != Argument::Kind::Integer)
+        return mismatch("an integer");
+      parameters.push_back(Block::ofInts({}, {detail::wrapInteger(argument.integer, detail::integerBits(type))}));
+    } else {
+      return llvm::createStringError("kernel '" + name + "': the interpreter cannot pass a parameter of this type");
+    }
+  }
+  mlir::Block &body = kernel.getBody().front();
+  for (unsigned z = 0; z < grid[2]; ++z)
+    for (unsigned y = 0; y < grid[1]; ++y)
+      for (unsigned x = 0; x < grid[0]; ++x) {
+        detail::Program program({x, y, z}, grid, options);
+        for (auto [argument, value] : llvm::zip(body.getArguments(), parameters))
+          program.set(argument, value);
+        auto terminator = program.runBlock(body);
+        if (!terminator)
+          return terminator.takeError();
+      }
+  return llvm::Error::success();
+}
+
+} // namespace brick::interpreter

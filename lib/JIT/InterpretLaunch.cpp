@@ -1,0 +1,90 @@
+//===- InterpretLaunch.cpp - Kernel::launch on the CPU interpreter --------------------===//
+
+#include "Internal.h"
+
+#include "brick/Compiler/Pipeline.h"
+#include "brick/Interpreter/Interpreter.h"
+#include "brick/Runtime/HostMemory.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <chrono>
+
+namespace brick::detail {
+
+namespace {
+/// A specialization built for the interpreter: its brick IR, in a context of its own.
+struct InterpretedKernel {
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  mlir::func::FuncOp function;
+
+  explicit InterpretedKernel(const mlir::DialectRegistry &registry)
+      : context(registry, mlir::MLIRContext::Threading::DISABLED) {}
+};
+} // namespace
+
+runtime::Error interpretLaunch(const std::string &name, const std::vector<ParamInfo> &params, JitState &state,
+                               const std::function<JitKernel()> &describe, Grid grid, const LaunchOptions &options,
+                               const LaunchArg *args, size_t count) {
+  llvm::SmallVector<int64_t, 24> key;
+  compactKey(params, args, options, /*capability=*/0, key);
+  std::shared_ptr<InterpretedKernel> kernel;
+  {
+    std::lock_guard<std::mutex> lock(state.mutex);
+    for (auto &[k, value] : state.compiled)
+      if (llvm::ArrayRef<int64_t>(k) == llvm::ArrayRef<int64_t>(key))
+        kernel = std::static_pointer_cast<InterpretedKernel>(value);
+    if (!kernel) {
+      JitKernel description = describe();
+      Specialization spec = specializationFor(description.params, std::vector<LaunchArg>(args, args + count));
+      auto start = std::chrono::steady_clock::now();
+      mlir::DialectRegistry registry;
+      registerPipelineDialects(registry);
+      kernel = std::make_shared<InterpretedKernel>(registry);
+      BuildResult built = description.build(&kernel->context, spec, [&](mlir::Operation *op) {
+        kernel->module = mlir::OwningOpRef<mlir::ModuleOp>(llvm::cast<mlir::ModuleOp>(op->clone()));
+      });
+      if (!built)
+        return runtime::Error("kernel '" + name + "' does not build:\n" + built.errors());
+      kernel->function = interpreter::findKernel(*kernel->module);
+      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      state.compiled.emplace_back(std::vector<int64_t>(key.begin(), key.end()), kernel);
+      char line[64];
+      std::snprintf(line, sizeof(line), " in %.1f ms", ms);
+      state.log.push_back(description.name +
+                          specializationKey(description, spec, options, "interpreter") + ": built" + line);
+    }
+  }
+
+  // Pointers must be the interpreter's memory (its DeviceBuffers, checked on every access) or plain host
+  // pointers (unchecked: the interpreter cannot know their extent); a GPU address would crash the host.
+  interpreter::Options runOptions;
+  std::vector<interpreter::Argument> arguments;
+  for (size_t i = 0; i < count; ++i) {
+    const LaunchArg &arg = args[i];
+    switch (params[i].kind) {
+    case ParamKind::Constant: continue;
+    case ParamKind::Pointer:
+      if (arg.hostPointer)
+        runOptions.checkMemory = false;
+      else if (arg.pointer && !runtime::findHostAllocation(arg.pointer))
+        return runtime::Error("kernel '" + name + "': parameter " + std::to_string(i) +
+                              " is not memory of the CPU interpreter (a DeviceBuffer of another device?): allocate "
+                              "it on the interpreter's device, or pass a host pointer");
+      arguments.push_back(interpreter::Argument::address(arg.pointer));
+      break;
+    case ParamKind::Scalar:
+      arguments.push_back(arg.kind == LaunchArg::Kind::Float ? interpreter::Argument::floating(arg.real)
+                                                             : interpreter::Argument::integral(arg.integer));
+      break;
+    }
+  }
+  if (llvm::Error error = interpreter::run(kernel->function, {grid.x, grid.y, grid.z}, arguments, runOptions))
+    return runtime::Error("kernel '" + name + "' on the CPU interpreter: " + llvm::toString(std::move(error)));
+  return runtime::Error();
+}
+
+} // namespace brick::detail
