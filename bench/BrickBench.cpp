@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "brick/JIT/JIT.h"
+#include "brick/Support/HalfFloat.h"
 #include "softmax.h"
 #include "vector_add.h"
 
@@ -71,12 +72,6 @@ std::vector<float> randomFloats(size_t n) {
   return v;
 }
 
-uint16_t toBf16(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  x += 0x7fff + ((x >> 16) & 1);
-  return x >> 16;
-}
 } // namespace
 
 int main() {
@@ -127,7 +122,7 @@ int main() {
       if (bf16) {
         std::vector<uint16_t> h(hx.size());
         for (size_t i = 0; i < h.size(); ++i)
-          h[i] = toBf16(hx[i]);
+          h[i] = brick::floatToBf16(hx[i]);
         check(in.copyFromHost(h.data(), bytes));
       } else {
         check(in.copyFromHost(hx.data(), bytes));

@@ -1,0 +1,290 @@
+//===- InterpreterTest.cpp - The CPU interpreter's semantics, checks and diagnostics ---===//
+//
+// Kernels launch through Kernel::launch on Device::interpreter(), as users run them. Each test asserts a
+// semantic the GPU has (masks and `other`, wrapping integers, rounding floats, reductions, dot, atomics,
+// control flow) or a check the interpreter adds (out-of-bounds accesses at the user's line, assertions).
+
+#include "brick/Interpreter/Interpreter.h"
+#include "brick/JIT/JIT.h"
+#include "brick/Support/HalfFloat.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "brick/Compiler/Pipeline.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+using namespace brick;
+using runtime::DeviceBuffer;
+using ::testing::HasSubstr;
+
+namespace {
+
+const runtime::Device &cpu() {
+  static runtime::Device device = runtime::Device::interpreter();
+  return device;
+}
+LaunchOptions onCpu() { return LaunchOptions{.device = &cpu()}; }
+
+template <class T> DeviceBuffer buffer(const std::vector<T> &values) {
+  auto b = DeviceBuffer::allocate(cpu(), values.size() * sizeof(T));
+  EXPECT_TRUE(b.ok());
+  EXPECT_FALSE(b->copyFromHost(values.data(), values.size() * sizeof(T)));
+  return std::move(*b);
+}
+template <class T> std::vector<T> read(const DeviceBuffer &b) {
+  std::vector<T> values(b.size() / sizeof(T));
+  EXPECT_FALSE(b.copyToHost(values.data(), b.size()));
+  return values;
+}
+std::string failure(const runtime::Error &error) { return error ? error.message() : "(no error)"; }
+
+TEST(Interpreter, MaskedLoadsGiveOtherAndMaskedStoresWriteNothing) {
+  auto k = kernel("masked", [](Ptr<i32> in, Ptr<i32> out, Int n) {
+    Tensor i = arange(0, 8);
+    store(out + i, load(in + i, i < n, -7) * 10, i < 6);
+  });
+  DeviceBuffer in = buffer(std::vector<int32_t>{1, 2, 3, 4, 5, 6, 7, 8}), out = buffer(std::vector<int32_t>(8, 99));
+  ASSERT_FALSE(k.launch(Grid{1}, onCpu(), in, out, 3));
+  EXPECT_EQ(read<int32_t>(out), (std::vector<int32_t>{10, 20, 30, -70, -70, -70, 99, 99}));
+}
+
+TEST(Interpreter, AnUnmaskedOutOfBoundsLoadIsAnErrorAtTheUsersLine) {
+  auto k = kernel("unmasked", [](Ptr<f32> in, Ptr<f32> out) {
+    Tensor i = program_id(0) * 64 + arange(0, 64);
+    store(out + i, load(in + i)); int line = __LINE__;
+    (void)line;
+  });
+  int line = __LINE__ - 3;
+  DeviceBuffer in = buffer(std::vector<float>(100, 1.0f)), out = buffer(std::vector<float>(128, 0.0f));
+  runtime::Error error = k.launch(Grid{2}, onCpu(), in, out);
+  ASSERT_TRUE(error);
+  EXPECT_THAT(error.message(), HasSubstr("InterpreterTest.cpp:" + std::to_string(line) + ":"));
+  EXPECT_THAT(error.message(), HasSubstr("brick.load reads 4 bytes at"));
+  // Element 36 of program 1 is element 100 of the 100-element buffer: the first one past its end.
+  EXPECT_THAT(error.message(), HasSubstr("for element (36)"));
+  EXPECT_THAT(error.message(), HasSubstr("4 bytes past the end of the 400-byte buffer"));
+  EXPECT_THAT(error.message(), HasSubstr("[program (1, 0, 0)]"));
+}
+
+TEST(Interpreter, AStoreBeforeItsBufferIsAnError) {
+  auto k = kernel("before", [](Ptr<f32> out) { store(out - 2 + arange(0, 4), 1.0f); });
+  DeviceBuffer out = buffer(std::vector<float>(4, 0.0f));
+  runtime::Error error = k.launch(Grid{1}, onCpu(), out);
+  EXPECT_THAT(failure(error), HasSubstr("brick.store writes 4 bytes at"));
+  EXPECT_THAT(failure(error), HasSubstr("8 bytes before the 16-byte buffer"));
+}
+
+TEST(Interpreter, HostPointersRunUncheckedAndDevicePointersOfOtherMemoryAreRefused) {
+  auto k = kernel("copy", [](Ptr<f32> in, Ptr<f32> out) { store(out + arange(0, 4), load(in + arange(0, 4)) + 1.0f); });
+  std::vector<float> in = {1, 2, 3, 4}, out(4, 0.0f);
+  ASSERT_FALSE(k.launch(Grid{1}, onCpu(), in.data(), out.data()));
+  EXPECT_EQ(out, (std::vector<float>{2, 3, 4, 5}));
+  DevicePointer stranger{0x1000};
+  EXPECT_THAT(failure(k.launch(Grid{1}, onCpu(), stranger, out.data())),
+              HasSubstr("parameter 0 is not memory of the CPU interpreter"));
+}
+
+TEST(Interpreter, IntegersWrapAtTheirWidthAndDivideAsSigned) {
+  auto k = kernel("integers", [](Ptr<i32> out, Int big) {
+    Tensor i = arange(0, 4);
+    Tensor wrapped = big + i;               // 2^31 - 1 + 1 wraps to -2^31
+    store(out + i, wrapped);
+    store(out + 4 + i, (i - 2) / 2);        // toward zero: -1, 0, 0, 0
+    store(out + 8 + i, (i - 2) % 3);        // sign of the dividend: -2, -1, 0, 1
+    store(out + 12 + i, (i - 2) >> 1);      // arithmetic: -1, -1, 0, 0
+  });
+  DeviceBuffer out = buffer(std::vector<int32_t>(16, 0));
+  ASSERT_FALSE(k.launch(Grid{1}, onCpu(), out, 2147483647));
+  EXPECT_EQ(read<int32_t>(out), (std::vector<int32_t>{2147483647, -2147483647 - 1, -2147483647, -2147483646, -1, 0, 0,
+                                                      0, -2, -1, 0, 1, -1, -1, 0, 0}));
+}
+
+TEST(Interpreter, HalfPrecisionRoundsAfterEveryOperation) {
+  // 1 + 2^-11 is not a binary16 number: the sum rounds (to even) to 1 before the second addition.
+  auto k = kernel("halves", [](Ptr<f16> out) {
+    Tensor one = full<f16>({2}, 1.0);
+    Tensor tiny = full<f16>({2}, std::ldexp(1.0, -11));
+    store(out + arange(0, 2), (one + tiny) + tiny);
+  });
+  DeviceBuffer out = buffer(std::vector<uint16_t>(2, 0));
+  ASSERT_FALSE(k.launch(Grid{1}, onCpu(), out));
+  EXPECT_EQ(halfToFloat(read<uint16_t>(out)[0]), 1.0f);
+}
+
+TEST(Interpreter, ReductionsAlongEitherAxisAndArgmaxKeepsTheFirstOfTies) {
+  auto k = kernel("reduce", [](Ptr<f32> in, Ptr<f32> sums, Ptr<i32> args) {
+    Tensor r = arange(0, 4), c = arange(0, 8);
+    Tensor x = load(in + r.column() * 8 + c.row());
+    store(sums + r, sum(x, 1));
+    store(sums + 4 + c, max(x, 0));
+    store(args + r, argmax(x, 1));
+  });
+  std::vector<float> x(32);
+  std::iota(x.begin(), x.end(), 0.0f);
+  x[1 * 8 + 2] = 100, x[1 * 8 + 5] = 100; // a tie in row 1: index 2 wins
+  DeviceBuffer in = buffer(x), sums = buffer(std::vector<float>(12, 0)), args = buffer(std::vector<int32_t>(4, 0));
+  ASSERT_FALSE(k.launch(Grid{1}, onCpu(), in, sums, args));
+  std::vector<float> s = read<float>(sums);
+  std::vector<float> rowSums(4, 0), colMax(8, -INFINITY);
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 8; ++c)
+      rowSums[r] += x[r * 8 + c], colMax[c] = std::max(colMax[c], x[r * 8 + c]);
+  EXPECT_EQ(std::vector<float>(s.begin(), s.begin() + 4), rowSums);
+  EXPECT_EQ(std::vector<float>(s.begin() + 4, s.end()), colMax);
+  EXPECT_EQ(read<int32_t>(args), (std::vector<int32_t>{7, 2, 7, 7}));
+}
+
+TEST(Interpreter, TransposeAndBroadcastMoveElementsWhereTheyBelong) {
+  auto k = kernel("shapes", [](Ptr<i32> out) {
+    Tensor r = arange(0, 2), c = arange(0, 4);
+    Tensor x = r.column() * 10 + c.row();          // [2, 4]
+    store(out + c.column() * 2 + r.row(), x.trans()); // [4, 2], row-major
+  });
+  DeviceBuffer out = buffer(std::vector<int32_t>(8, 0));
+  ASSERT_FALSE(k.launch(Grid{1}, onCpu(), out));
+  EXPECT_EQ(read<int32_t>(out), (std::vector<int32_t>{0, 10, 1, 11, 2, 12, 3, 13}));
+}
+
+TEST(Interpreter, DotOfIntegersIsExactAndDotOfHalvesRoundsOnce) {
+  auto k = kernel("dots", [](Ptr<i8> a, Ptr<i8> b, Ptr<i32> c, Ptr<f16> x, Ptr<f32> y) {
+    Tensor i = arange(0, 16);
+    Tensor ai = load(a + i.column() * 16 + i.row()), bi = load(b + i.column() * 16 + i.row());
+    store(c + i.column() * 16 + i.row(), dot(ai, bi));
+    Tensor xf = load(x + i.column() * 16 + i.row());
+    store(y + i.column() * 16 + i.row(), dot(xf, xf));
+  });
+  std::vector<int8_t> a(256), b(256);
+  std::vector<uint16_t> x(256);
+  for (int i = 0; i < 256; ++i)
+    a[i] = int8_t(i * 37 % 255 - 127), b[i] = int8_t(i * 91 % 255 - 127), x[i] = floatToHalf(float(i % 7) - 3.0f);
+  DeviceBuffer da = buffer(a), db = buffer(b), dc = buffer(std::vector<int32_t>(256)), dx = buffer(x),
+               dy = buffer(std::vector<float>(256));
+  ASSERT_FALSE(k.launch(Grid{1}, onCpu(), da, db, dc, dx, dy));
+  std::vector<int32_t> c = read<int32_t>(dc);
+  std::vector<float> y = read<float>(dy);
+  for (int r = 0; r < 16; ++r)
+    for (int col = 0; col < 16; ++col) {
+      int32_t want = 0;
+      float wantF = 0;
+      for (int p = 0; p < 16; ++p)
+        want += a[r * 16 + p] * b[p * 16 + col], wantF += halfToFloat(x[r * 16 + p]) * halfToFloat(x[p * 16 + col]);
+      ASSERT_EQ(c[r * 16 + col], want) << r << ", " << col;
+      ASSERT_EQ(y[r * 16 + col], wantF) << r << ", " << col; // small integers: exact either way
+    }
+}
+
+TEST(Interpreter, AtomicAddsFromEveryProgramAllLand) {
+  auto k = kernel("count", [](Ptr<i32> counter, Ptr<i32> old) {
+    Tensor lanes = arange(0, 32);
+    Tensor before = atomic_add(counter + lanes * 0, 1); // 32 lanes on one address
+    store(old + program_id(0) * 32 + lanes, before);
+  });
+  DeviceBuffer counter = buffer(std::vector<int32_t>{5}), old = buffer(std::vector<int32_t>(10 * 32));
+  ASSERT_FALSE(k.launch(Grid{10}, onCpu(), counter, old));
+  EXPECT_EQ(read<int32_t>(counter)[0], 5 + 320);
+  std::vector<int32_t> seen = read<int32_t>(old);
+  std::sort(seen.begin(), seen.end());
+  for (int i = 0; i < 320; ++i)
+    ASSERT_EQ(seen[i], 5 + i); // each add saw a distinct old value
+}
+
+TEST(Interpreter, CompareAndSwapReplacesOnlyMatchingElements) {
+  auto k = kernel("cas", [](Ptr<i32> x, Ptr<i32> old) {
+    Tensor i = arange(0, 4);
+    store(old + i, atomic_cas(x + i, i, i + 100));
+  });
+  DeviceBuffer x = buffer(std::vector<int32_t>{0, 7, 2, 9}), old = buffer(std::vector<int32_t>(4));
+  ASSERT_FALSE(k.launch(Grid{1}, onCpu(), x, old));
+  EXPECT_EQ(read<int32_t>(x), (std::vector<int32_t>{100, 7, 102, 9}));
+  EXPECT_EQ(read<int32_t>(old), (std::vector<int32_t>{0, 7, 2, 9}));
+}
+
+TEST(Interpreter, LoopsCarryValuesAndBranchesTakeOneSide) {
+  auto k = kernel("control", [](Ptr<i32> out, Int n) {
+    Tensor acc = zeros<i32>({4});
+    for_range(0, n, 1, carry(acc), [&](Int i) { acc = acc + i; });
+    Tensor result = acc;
+    if_(n > 3, carry(result), [&] { result = result * 2; }, [&] { result = result - 1; });
+    store(out + arange(0, 4), result);
+  });
+  DeviceBuffer out = buffer(std::vector<int32_t>(4));
+  ASSERT_FALSE(k.launch(Grid{1}, onCpu(), out, 5)); // 0+1+2+3+4 = 10, doubled
+  EXPECT_EQ(read<int32_t>(out), std::vector<int32_t>(4, 20));
+  ASSERT_FALSE(k.launch(Grid{1}, onCpu(), out, 2)); // 0+1 = 1, minus one
+  EXPECT_EQ(read<int32_t>(out), std::vector<int32_t>(4, 0));
+}
+
+TEST(Interpreter, AFailedDeviceAssertIsAnErrorWithItsMessageAndElement) {
+  auto k = kernel("checked", [](Ptr<i32> in) {
+    Tensor x = load(in + arange(0, 4));
+    device_assert(x >= 0, "inputs are non-negative");
+  });
+  DeviceBuffer in = buffer(std::vector<int32_t>{3, 1, -4, 1});
+  runtime::Error error = k.launch(Grid{1}, onCpu(), in);
+  EXPECT_THAT(failure(error), HasSubstr("assertion failed: inputs are non-negative (element (2))"));
+  EXPECT_THAT(failure(error), HasSubstr("InterpreterTest.cpp:"));
+}
+
+TEST(Interpreter, GridAxesAndProgramCounts) {
+  auto k = kernel("grid", [](Ptr<i32> out) {
+    Int linear = (program_id(2) * num_programs(1) + program_id(1)) * num_programs(0) + program_id(0);
+    store(out + linear, linear * 10 + num_programs(2));
+  });
+  DeviceBuffer out = buffer(std::vector<int32_t>(24, -1));
+  ASSERT_FALSE(k.launch(Grid{2, 3, 4}, onCpu(), out));
+  std::vector<int32_t> values = read<int32_t>(out);
+  for (int i = 0; i < 24; ++i)
+    ASSERT_EQ(values[i], i * 10 + 4);
+}
+
+TEST(Interpreter, RunsBrickIRFromTextAndPrintsAsTheGpuDoes) {
+  const char *ir = R"mlir(
+    func.func @count_down(%out: !brick.ptr<i32>, %n: i32) attributes {brick.kernel} {
+      %zero = arith.constant 0 : i32
+      %one = arith.constant 1 : i32
+      %left = scf.while (%i = %n) : (i32) -> i32 {
+        %more = arith.cmpi sgt, %i, %zero : i32
+        scf.condition(%more) %i : i32
+      } do {
+      ^bb0(%i: i32):
+        %p = brick.addptr %out, %i : !brick.ptr<i32>, i32
+        brick.store %p, %i : !brick.ptr<i32>
+        %next = arith.subi %i, %one : i32
+        scf.yield %next : i32
+      }
+      brick.print "left: " %left : i32
+      return
+    })mlir";
+  mlir::DialectRegistry registry;
+  registerPipelineDialects(registry);
+  mlir::MLIRContext context(registry);
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(ir, &context);
+  ASSERT_TRUE(module);
+  std::vector<int32_t> out(4, 0);
+  std::string printed;
+  llvm::raw_string_ostream stream(printed);
+  interpreter::Options options;
+  options.checkMemory = false;
+  options.printStream = &stream;
+  llvm::Error error = interpreter::run(interpreter::findKernel(*module), {1, 1, 1},
+                                       {interpreter::Argument::address(out.data()), interpreter::Argument::integral(3)},
+                                       options);
+  ASSERT_FALSE(error) << llvm::toString(std::move(error));
+  EXPECT_EQ(out, (std::vector<int32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(printed, "left: pid (0, 0, 0) 0\n");
+}
+
+TEST(Interpreter, WrongArgumentsAreErrors) {
+  auto k = kernel("typed", [](Ptr<f32> out, Int n) { store(out + arange(0, 4), 1.0f, arange(0, 4) < n); });
+  DeviceBuffer out = buffer(std::vector<float>(4));
+  EXPECT_THAT(failure(k.launch(Grid{1}, onCpu(), out, 2.5)), HasSubstr("is an integer"));
+}
+
+} // namespace
