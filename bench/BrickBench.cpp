@@ -74,7 +74,64 @@ std::vector<float> randomFloats(size_t n) {
 
 } // namespace
 
-int main() {
+/// One softmax problem (8192 rows of `cols`), its buffers, and how fast a launch configuration runs it.
+struct SoftmaxShape {
+  bool bf16;
+  int cols;
+  static constexpr int rows = 8192;
+  size_t bytes;
+  std::vector<float> host;
+  DeviceBuffer in, out;
+  examples::SoftmaxConfig config{};
+
+  SoftmaxShape(bool bf16, int cols)
+      : bf16(bf16), cols(cols), bytes(size_t(rows) * cols * (bf16 ? 2 : 4)), host(randomFloats(size_t(rows) * cols)),
+        in(allocate(bytes)), out(allocate(bytes)) {
+    if (bf16) {
+      std::vector<uint16_t> h(host.size());
+      for (size_t i = 0; i < h.size(); ++i)
+        h[i] = brick::floatToBf16(host[i]), host[i] = brick::bf16ToFloat(h[i]);
+      check(in.copyFromHost(h.data(), bytes));
+    } else {
+      check(in.copyFromHost(host.data(), bytes));
+    }
+  }
+
+  void launch() {
+    Grid grid{unsigned((rows + config.rows - 1) / config.rows)};
+    LaunchOptions options{.numWarps = config.warps};
+    if (bf16)
+      check(bf16Kernel.launch(grid, options, out, in, cols, cols, rows, cols, config.block, config.rows));
+    else
+      check(f32Kernel.launch(grid, options, out, in, cols, cols, rows, cols, config.block, config.rows));
+  }
+
+  /// Checks the result (each row of the first program sums to 1), then times it.
+  double gbps(examples::SoftmaxConfig launchConfig) {
+    config = launchConfig;
+    check(out.fill(0xFF));
+    launch();
+    size_t count = size_t(config.rows) * cols;
+    std::vector<uint16_t> halves(count);
+    std::vector<float> singles(count);
+    check(bf16 ? out.copyToHost(halves.data(), count * 2) : out.copyToHost(singles.data(), count * 4));
+    for (int row = 0; row < config.rows; ++row) {
+      double sum = 0;
+      for (int c = 0; c < cols; ++c)
+        sum += bf16 ? brick::bf16ToFloat(halves[size_t(row) * cols + c]) : singles[size_t(row) * cols + c];
+      if (!(std::fabs(sum - 1.0) < (bf16 ? 2e-2 : 1e-4)))
+        fail("softmax rows do not sum to 1 (" + std::to_string(sum) + ")");
+    }
+    double ms = medianMilliseconds([&] { launch(); });
+    return 2.0 * bytes / ms / 1e6;
+  }
+
+  inline static auto f32Kernel = examples::softmax<brick::f32>();
+  inline static auto bf16Kernel = examples::softmax<brick::bf16>();
+};
+
+int main(int argc, char **argv) {
+  bool sweep = argc > 1 && std::string(argv[1]) == "--softmax-sweep";
   auto dev = runtime::Device::get(0);
   if (!dev)
     fail(dev.error().message());
@@ -105,51 +162,33 @@ int main() {
     std::printf(",\n  \"vector_add_GBps\": %.0f", 12.0 * n / ms / 1e6);
   }
 
-  // Softmax 8192 x N, f32 and bf16, one row per program; warps as the Triton tutorial picks them.
+  // Softmax 8192 x N, f32 and bf16, launched as examples::softmaxConfig says (or as the environment forces:
+  // BRICK_BENCH_SOFTMAX_WARPS, BRICK_BENCH_SOFTMAX_ROWS). With --softmax-sweep, every rows x warps setting.
   for (bool bf16 : {false, true}) {
     for (int cols : {256, 1024, 3000, 4096, 16384}) {
-      const int rows = 8192;
-      int block = 1;
-      while (block < cols)
-        block *= 2;
-      unsigned warps = examples::softmaxWarps(block, bf16 ? 2 : 4);
-      // BRICK_BENCH_SOFTMAX_WARPS=<n> replaces the tutorial's choice (bench/run.py --sweep tries several).
-      if (const char *forced = std::getenv("BRICK_BENCH_SOFTMAX_WARPS"); forced && *forced)
-        warps = static_cast<unsigned>(std::atoi(forced));
-      size_t bytes = size_t(rows) * cols * (bf16 ? 2 : 4);
-      std::vector<float> hx = randomFloats(size_t(rows) * cols);
-      DeviceBuffer in = allocate(bytes), out = allocate(bytes);
-      if (bf16) {
-        std::vector<uint16_t> h(hx.size());
-        for (size_t i = 0; i < h.size(); ++i)
-          h[i] = brick::floatToBf16(hx[i]);
-        check(in.copyFromHost(h.data(), bytes));
-      } else {
-        check(in.copyFromHost(hx.data(), bytes));
+      SoftmaxShape shape(bf16, cols);
+      examples::SoftmaxConfig config = examples::softmaxConfig(cols, bf16 ? 2 : 4);
+      if (!sweep) {
+        if (const char *forced = std::getenv("BRICK_BENCH_SOFTMAX_WARPS"); forced && *forced)
+          config.warps = static_cast<unsigned>(std::atoi(forced));
+        if (const char *forced = std::getenv("BRICK_BENCH_SOFTMAX_ROWS"); forced && *forced)
+          config.rows = std::atoi(forced);
+        std::printf(",\n  \"softmax_%s_8192x%d_GBps\": %.0f", bf16 ? "bf16" : "fp32", cols, shape.gbps(config));
+        continue;
       }
-      double ms;
-      if (bf16) {
-        auto kernel = examples::softmax<brick::bf16>();
-        ms = medianMilliseconds([&] {
-          check(kernel.launch(Grid{unsigned(rows)}, LaunchOptions{.numWarps = warps}, out, in, cols, cols, cols, block));
-        });
-      } else {
-        auto kernel = examples::softmax<brick::f32>();
-        auto run = [&] {
-          check(kernel.launch(Grid{unsigned(rows)}, LaunchOptions{.numWarps = warps}, out, in, cols, cols, cols, block));
-        };
-        run();
-        std::vector<float> row(cols);
-        check(out.copyToHost(row.data(), cols * 4ull));
-        double sum = 0;
-        for (float v : row)
-          sum += v;
-        if (std::fabs(sum - 1.0) > 1e-4)
-          fail("softmax rows do not sum to 1");
-        ms = medianMilliseconds(run);
-      }
-      std::printf(",\n  \"softmax_%s_8192x%d_GBps\": %.0f", bf16 ? "bf16" : "fp32", cols, 2.0 * bytes / ms / 1e6);
+      for (int rows : {1, 2, 4, 8})
+        for (unsigned warps : {1u, 2u, 4u, 8u, 16u}) {
+          if (rows * config.block / (32 * int(warps)) < 1 || rows * config.block * (bf16 ? 2 : 4) / (32 * int(warps)) > 512)
+            continue; // fewer elements than threads, or more than 512 bytes of row per thread: registers spill
+          config.rows = rows, config.warps = warps;
+          std::printf(",\n  \"softmax_%s_8192x%d_rows%d_warps%u_GBps\": %.0f", bf16 ? "bf16" : "fp32", cols, rows,
+                      warps, shape.gbps(config));
+        }
     }
+  }
+  if (sweep) {
+    std::printf("\n}\n");
+    return 0;
   }
 
   // Cold compile: the first launch of a softmax specialization nothing has compiled (empty disk cache).
@@ -158,11 +197,11 @@ int main() {
     auto kernel = examples::softmax<brick::f32>();
     DeviceBuffer in = allocate(1024 * 4 * 64), out = allocate(1024 * 4 * 64);
     auto start = std::chrono::steady_clock::now();
-    check(kernel.launch(Grid{64}, LaunchOptions{}, out, in, 1024, 1024, 1024, 1024));
+    check(kernel.launch(Grid{64}, LaunchOptions{}, out, in, 1024, 1024, 64, 1024, 1024, 1));
     double cold = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     auto warmKernel = examples::softmax<brick::f32>(); // a fresh kernel object: empty memory cache, warm disk cache
     start = std::chrono::steady_clock::now();
-    check(warmKernel.launch(Grid{64}, LaunchOptions{}, out, in, 1024, 1024, 1024, 1024));
+    check(warmKernel.launch(Grid{64}, LaunchOptions{}, out, in, 1024, 1024, 64, 1024, 1024, 1));
     double warm = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     std::printf(",\n  \"softmax_cold_first_launch_ms\": %.1f,\n  \"softmax_disk_cached_first_launch_ms\": %.1f", cold, warm);
   }

@@ -28,7 +28,7 @@ const std::vector<Example> &catalog() {
   static const std::vector<Example> examples = {
       make("vector_add", "out = x + y (f32, BLOCK = 1024)", vectorAdd(), {aligned, aligned, aligned, aligned, 1024}),
       make("softmax", "fused row softmax (f32, 1024 columns, one row per program)", softmax<brick::f32>(),
-           {aligned, aligned, aligned, aligned, aligned, 1024}),
+           {aligned, aligned, aligned, aligned, aligned, aligned, 1024, 1}),
       make("matmul", "C = A * B (f16, 128x128x64 tiles, GROUP_M = 8)", matmul<brick::f16>(),
            {aligned, aligned, aligned, aligned, aligned, aligned, aligned, one, aligned, one, aligned, one, 128, 128, 64, 8}),
       make("moe", "MoE grouped GEMM (bf16, 64x128x64 tiles, GROUP_M = 8)", moe<brick::bf16>(),

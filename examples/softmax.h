@@ -1,4 +1,4 @@
-//===- softmax.h - Fused row softmax: one row per program, read once, written once ---===//
+//===- softmax.h - Fused row softmax: ROWS rows per program, each read once and written once ---===//
 #ifndef BRICK_EXAMPLES_SOFTMAX_H
 #define BRICK_EXAMPLES_SOFTMAX_H
 
@@ -9,29 +9,38 @@
 namespace examples {
 using namespace brick;
 
-/// Launch with one program per row; BLOCK is the next power of two >= cols. T is the element type in memory
-/// (f32, f16 or bf16); the arithmetic is f32.
+/// Launch with cdiv(rows, ROWS) programs; BLOCK is the next power of two >= cols. T is the element type in
+/// memory (f32, f16 or bf16); the arithmetic is f32.
 template <ElementTag T = f32> auto softmax() {
-  return kernel("softmax", [](Ptr<T> out, Ptr<T> in, Int inRowStride, Int outRowStride, Int cols, Const<int> BLOCK) {
-    Int row = program_id(0);
+  return kernel("softmax", [](Ptr<T> out, Ptr<T> in, Int inRowStride, Int outRowStride, Int rows, Int cols,
+                              Const<int> BLOCK, Const<int> ROWS) {
+    Tensor rowIds = program_id(0) * ROWS + arange(0, ROWS);
     Tensor columns = arange(0, BLOCK);
-    Tensor inRow = columns < cols;
+    Tensor inBounds = (rowIds < rows).column() & (columns < cols).row();
     // Masked-off columns read -inf: they add exp(-inf) = 0 to the sum and never win the max.
-    Tensor stored = load(in + row * inRowStride + columns, inRow, -INFINITY);
+    Tensor stored = load(in + rowIds.column() * inRowStride + columns.row(), inBounds, -INFINITY);
     Tensor x = stored.to<f32>();
-    Tensor numerator = exp(x - max(x, 0));
-    store(out + row * outRowStride + columns, numerator / sum(numerator, 0), inRow);
+    Tensor numerator = exp(x - max(x, 1).column());
+    store(out + rowIds.column() * outRowStride + columns.row(), numerator / sum(numerator, 1).column(), inBounds);
   });
 }
 
-/// Warps per program for rows of `block` elements of `elementBytes` each: about 2 KB of the row per warp (four
-/// 16-byte vectors per thread), from 1 to 16. This is what `bench/run.py --sweep` found best on an H100 at most
-/// sizes; the Triton tutorial's rule (by block size alone) gives wide rows of small elements too many warps.
-inline unsigned softmaxWarps(int block, int elementBytes) {
-  unsigned warps = 1;
-  while (warps < 16 && warps * 2048u < unsigned(block) * unsigned(elementBytes))
-    warps *= 2;
-  return warps;
+/// How to launch softmax on rows of `cols` elements of `elementBytes` each.
+struct SoftmaxConfig {
+  int block;         // BLOCK: the next power of two >= cols
+  int rows;          // ROWS per program
+  unsigned warps;    // warps per program
+};
+
+/// About 2 KB of the program's rows per warp (four 16-byte vectors per thread), from 1 to 16 warps; short rows
+/// are packed several to a program. `bench/run.py --sweep` measures the alternatives on the GPU.
+inline SoftmaxConfig softmaxConfig(int cols, int elementBytes) {
+  SoftmaxConfig config{1, 1, 1};
+  while (config.block < cols)
+    config.block *= 2;
+  while (config.warps < 16 && config.warps * 2048u < unsigned(config.block) * unsigned(elementBytes))
+    config.warps *= 2;
+  return config;
 }
 
 } // namespace examples

@@ -21,12 +21,12 @@ template <brick::ElementTag T> Check runSoftmax(const brick::runtime::Device &de
   for (auto *buffer : {&in, &out})
     if (!*buffer)
       return check.failure = buffer->error().message(), check;
-  int block = 1;
-  while (block < cols)
-    block *= 2;
-  brick::LaunchOptions options{.numWarps = softmaxWarps(block, int(sizeof(Stored))), .device = &device};
+  SoftmaxConfig config = softmaxConfig(cols, int(sizeof(Stored)));
+  brick::LaunchOptions options{.numWarps = config.warps, .device = &device};
+  unsigned programs = unsigned((rows + config.rows - 1) / config.rows);
   brick::runtime::Error error = timed(check, [&] {
-    return kernel.launch(brick::Grid{unsigned(rows)}, options, *out, *in, stride, stride, cols, block);
+    return kernel.launch(brick::Grid{programs}, options, *out, *in, stride, stride, rows, cols, config.block,
+                         config.rows);
   });
   if (error)
     return check.failure = error.message(), check;

@@ -38,6 +38,15 @@ std::string cacheDirectory() {
   return std::string(home && *home ? home : "/tmp") + "/.cache/brick";
 }
 
+/// The largest of 1, 2, 4, 8 and 16 that divides `value`. Row strides and sizes of 1000 or 3000 elements are
+/// multiples of 8: enough for 16-byte vectors of f16/bf16 (4 for f32), which divisibility by 16 alone would miss.
+int64_t powerOfTwoDivisor(int64_t value) {
+  int64_t divisor = 1;
+  while (divisor < 16 && value % (divisor * 2) == 0)
+    divisor *= 2;
+  return divisor;
+}
+
 std::string describeArg(const Arg &arg) {
   if (arg.isConstant()) {
     const auto &value = arg.constant();
@@ -73,8 +82,8 @@ Specialization specializationFor(const std::vector<ParamInfo> &params, const std
         spec.push_back(Arg());
       else if (arg.integer == 1)
         spec.push_back(Arg::equalToOne());
-      else if (arg.integer % 16 == 0)
-        spec.push_back(Arg::divisibleBy(16));
+      else if (int64_t divisor = powerOfTwoDivisor(arg.integer); divisor > 1)
+        spec.push_back(Arg::divisibleBy(divisor));
       else
         spec.push_back(Arg());
       break;
@@ -215,7 +224,7 @@ void compactKey(const std::vector<ParamInfo> &params, const LaunchArg *args, con
     }
     case ParamKind::Pointer: key.push_back(arg.pointer % 16 == 0); break;
     case ParamKind::Scalar:
-      key.push_back(arg.kind == LaunchArg::Kind::Float ? 0 : arg.integer == 1 ? 1 : arg.integer % 16 == 0 ? 16 : 0);
+      key.push_back(arg.kind == LaunchArg::Kind::Float ? 0 : arg.integer == 1 ? -1 : powerOfTwoDivisor(arg.integer));
       break;
     }
   }

@@ -25,24 +25,26 @@ TEST(Examples, VectorAddBuildsForSeveralBlockSizes) {
 
 TEST(Examples, SoftmaxBuildsForEachElementType) {
   for (const BuildResult &result :
-       {examples::softmax<f32>().build({dyn, dyn, dyn, dyn, dyn, 1024}),
-        examples::softmax<bf16>().build({dyn, dyn, dyn, dyn, dyn, 4096}),
-        examples::softmax<f16>().build({dyn, dyn, dyn, dyn, dyn, 256})})
+       {examples::softmax<f32>().build({dyn, dyn, dyn, dyn, dyn, dyn, 1024, 1}),
+        examples::softmax<bf16>().build({dyn, dyn, dyn, dyn, dyn, dyn, 4096, 2}),
+        examples::softmax<f16>().build({dyn, dyn, dyn, dyn, dyn, dyn, 256, 4})})
     ASSERT_TRUE(result.ok()) << result.errors();
-  auto ops = countOps(examples::softmax<bf16>(), {dyn, dyn, dyn, dyn, dyn, 4096});
+  auto ops = countOps(examples::softmax<bf16>(), {dyn, dyn, dyn, dyn, dyn, dyn, 4096, 2});
   EXPECT_EQ(ops["brick.reduce"], 2); // max, then sum
   EXPECT_EQ(ops["math.exp"], 1);
   EXPECT_EQ(ops["arith.extf"], 1);   // bf16 -> f32 after the load
   EXPECT_EQ(ops["arith.truncf"], 1); // f32 -> bf16 before the store
 }
 
-TEST(Examples, SoftmaxWarpsGiveEachWarpAbout2KB) {
-  EXPECT_EQ(examples::softmaxWarps(256, 4), 1u);
-  EXPECT_EQ(examples::softmaxWarps(1024, 4), 2u);
-  EXPECT_EQ(examples::softmaxWarps(4096, 4), 8u);
-  EXPECT_EQ(examples::softmaxWarps(4096, 2), 4u);
-  EXPECT_EQ(examples::softmaxWarps(16384, 4), 16u); // at most 16
-  EXPECT_EQ(examples::softmaxWarps(1, 2), 1u);
+TEST(Examples, SoftmaxConfigGivesEachWarpAbout2KB) {
+  auto warps = [](int cols, int bytes) { return examples::softmaxConfig(cols, bytes).warps; };
+  EXPECT_EQ(warps(256, 4), 1u);
+  EXPECT_EQ(warps(1024, 4), 2u);
+  EXPECT_EQ(warps(4096, 4), 8u);
+  EXPECT_EQ(warps(4096, 2), 4u);
+  EXPECT_EQ(warps(16384, 4), 16u); // at most 16
+  EXPECT_EQ(warps(1, 2), 1u);
+  EXPECT_EQ(examples::softmaxConfig(3000, 2).block, 4096);
 }
 
 TEST(Examples, MatmulBuildsForEachInputType) {

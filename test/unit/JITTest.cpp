@@ -67,6 +67,12 @@ TEST(JIT, SpecializationFollowsTheArguments) {
   Specialization odd = detail::specializationFor(kernel.params(), {pointer(0), pointer(0), pointer(0), integer(1001), integer(256)});
   EXPECT_FALSE(odd[3].equalsOne());
   EXPECT_EQ(odd[3].divisibility(), 1);
+  // Sizes that are multiples of 8 (3000 bf16 columns: 16-byte rows) keep that fact; at most 16 is recorded.
+  for (auto [n, divisor] : {std::pair{3000, 8}, {1002, 2}, {1004, 4}, {4096 * 3, 16}})
+    EXPECT_EQ(detail::specializationFor(kernel.params(), {pointer(0), pointer(0), pointer(0), integer(n), integer(256)})[3]
+                  .divisibility(),
+              divisor)
+        << n;
 }
 
 TEST(JIT, CompilesOnceThenUsesTheDiskCache) {
@@ -74,7 +80,7 @@ TEST(JIT, CompilesOnceThenUsesTheDiskCache) {
   auto kernel = examples::softmax<f32>();
   auto jit = jitKernel(kernel);
   Specialization spec = detail::specializationFor(
-      kernel.params(), {pointer(0), pointer(0), integer(1024), integer(1024), integer(1024), integer(1024)});
+      kernel.params(), {pointer(0), pointer(0), integer(1024), integer(1024), integer(4096), integer(1024), integer(1024), integer(1)});
   std::string why;
   auto first = detail::compileSpecialization(jit, spec, LaunchOptions{}, "sm_90a", &why);
   ASSERT_TRUE(first.ok()) << first.error().message();
@@ -91,7 +97,7 @@ TEST(JIT, CompilesOnceThenUsesTheDiskCache) {
 
   // Another specialization, another entry; other options, another entry.
   Specialization other = detail::specializationFor(
-      kernel.params(), {pointer(0), pointer(0), integer(1000), integer(1000), integer(1000), integer(1024)});
+      kernel.params(), {pointer(0), pointer(0), integer(1000), integer(1000), integer(4096), integer(1000), integer(1024), integer(1)});
   ASSERT_TRUE(detail::compileSpecialization(jit, other, LaunchOptions{}, "sm_90a", &why).ok());
   EXPECT_EQ(why, "compiled");
   ASSERT_TRUE(detail::compileSpecialization(jit, spec, LaunchOptions{.numWarps = 8}, "sm_90a", &why).ok());
