@@ -97,8 +97,10 @@ struct SoftmaxShape {
     }
   }
 
+  unsigned maxPrograms = 0; // 0: one program per tile
+
   void launch() {
-    Grid grid{unsigned((rows + config.rows - 1) / config.rows)};
+    Grid grid{config.programs(rows, maxPrograms)};
     LaunchOptions options{.numWarps = config.warps};
     if (bf16)
       check(bf16Kernel.launch(grid, options, out, in, cols, cols, rows, cols, config.block, config.rows));
@@ -107,8 +109,9 @@ struct SoftmaxShape {
   }
 
   /// Checks the result (each row of the first program sums to 1), then times it.
-  double gbps(examples::SoftmaxConfig launchConfig) {
+  double gbps(examples::SoftmaxConfig launchConfig, unsigned programLimit = 0) {
     config = launchConfig;
+    maxPrograms = programLimit;
     check(out.fill(0xFF));
     launch();
     size_t count = size_t(config.rows) * cols;
@@ -173,17 +176,23 @@ int main(int argc, char **argv) {
           config.warps = static_cast<unsigned>(std::atoi(forced));
         if (const char *forced = std::getenv("BRICK_BENCH_SOFTMAX_ROWS"); forced && *forced)
           config.rows = std::atoi(forced);
-        std::printf(",\n  \"softmax_%s_8192x%d_GBps\": %.0f", bf16 ? "bf16" : "fp32", cols, shape.gbps(config));
+        unsigned limit = 0;
+        if (const char *forced = std::getenv("BRICK_BENCH_SOFTMAX_PROGRAMS_PER_SM"); forced && *forced)
+          limit = unsigned(std::atoi(forced)) * unsigned(device->multiprocessors());
+        std::printf(",\n  \"softmax_%s_8192x%d_GBps\": %.0f", bf16 ? "bf16" : "fp32", cols, shape.gbps(config, limit));
         continue;
       }
-      for (int rows : {1, 2, 4, 8})
-        for (unsigned warps : {1u, 2u, 4u, 8u, 16u}) {
-          if (rows * config.block / (32 * int(warps)) < 1 || rows * config.block * (bf16 ? 2 : 4) / (32 * int(warps)) > 512)
-            continue; // fewer elements than threads, or more than 512 bytes of row per thread: registers spill
-          config.rows = rows, config.warps = warps;
-          std::printf(",\n  \"softmax_%s_8192x%d_rows%d_warps%u_GBps\": %.0f", bf16 ? "bf16" : "fp32", cols, rows,
-                      warps, shape.gbps(config));
-        }
+      for (int rows : {1, 2, 4})
+        for (unsigned warps : {1u, 2u, 4u, 8u, 16u})
+          for (unsigned perSM : {0u, 4u, 8u, 16u}) {
+            if (rows * config.block / (32 * int(warps)) < 1 ||
+                rows * config.block * (bf16 ? 2 : 4) / (32 * int(warps)) > 512)
+              continue; // fewer elements than threads, or more than 512 bytes of row per thread: registers spill
+            config.rows = rows, config.warps = warps;
+            unsigned limit = perSM * unsigned(device->multiprocessors());
+            std::printf(",\n  \"softmax_%s_8192x%d_rows%d_warps%u_grid%u_GBps\": %.0f", bf16 ? "bf16" : "fp32", cols,
+                        rows, warps, config.programs(SoftmaxShape::rows, limit), shape.gbps(config, limit));
+          }
     }
   }
   if (sweep) {

@@ -2,7 +2,7 @@
 """Brick against the copy ceiling, torch and Triton, measured in one run on one GPU.
 
   python3 bench/run.py path/to/brick-bench            (on the GPU machine; .ci/gpu-package builds brick-bench)
-  python3 bench/run.py --sweep path/to/brick-bench    (softmax at 1..16 warps per program)
+  python3 bench/run.py --sweep path/to/brick-bench    (softmax at 1..8 rows x 1..16 warps per program)
 
 Brick's numbers come from brick-bench (CUDA events, L2 flushed, median of 50); torch's and Triton's from
 triton.testing.do_bench (which also flushes L2; median). Prints a table of GB/s and ratios, and the JSON.
@@ -40,16 +40,17 @@ def nop(p):
 
 
 def sweep(binary):
-    """Softmax at each warps-per-program setting: which one each shape wants."""
-    import os
-    results = {}
-    for warps in (1, 2, 4, 8, 16):
-        env = dict(os.environ, BRICK_BENCH_SOFTMAX_WARPS=str(warps))
-        results[warps] = json.loads(subprocess.run([binary], check=True, capture_output=True, text=True, env=env).stdout)
-    keys = [k for k in results[4] if k.startswith("softmax_") and k.endswith("_GBps")]
-    print(f"{'softmax GB/s by warps':32s}" + "".join(f"{w:>8d}" for w in results))
-    for key in keys:
-        print(f"{key[8:-5]:32s}" + "".join(f"{results[w][key]:8.0f}" for w in results))
+    """Softmax at each rows-per-tile x warps x grid setting: the five fastest for each shape."""
+    import re
+    results = json.loads(subprocess.run([binary, "--softmax-sweep"], check=True, capture_output=True, text=True).stdout)
+    table = {}
+    for key, gbps in results.items():
+        m = re.fullmatch(r"softmax_(\w+)_8192x(\d+)_rows(\d+)_warps(\d+)_grid(\d+)_GBps", key)
+        if m:
+            table.setdefault(f"{m[1]} 8192x{m[2]}", []).append((gbps, f"rows {m[3]} warps {m[4]} grid {m[5]}"))
+    for shape, runs in table.items():
+        runs.sort(reverse=True)
+        print(f"{shape:16s} " + " | ".join(f"{g:.0f}: {what}" for g, what in runs[:5]))
 
 
 def main():
@@ -79,6 +80,8 @@ def main():
             bytes_ = 2 * x.numel() * x.element_size()
             anchors[f"softmax_{name}_8192x{cols}_torch"] = bytes_ / median_ms(lambda: torch.softmax(x, dim=-1)) / 1e6
             anchors[f"softmax_{name}_8192x{cols}_triton"] = bytes_ / median_ms(tri) / 1e6
+            # The copy ceiling at this size: reading and writing the same bytes, flushed the same way.
+            anchors[f"softmax_{name}_8192x{cols}_copy"] = bytes_ / median_ms(lambda: y.copy_(x)) / 1e6
 
     z = torch.empty(1, device="cuda")
     nop[(1,)](z)
@@ -91,14 +94,16 @@ def main():
 
     copy = anchors["copy_GBps"]
     print(f"{brick['device']}: device copy {copy:.0f} GB/s")
-    print(f"{'work':28s} {'Brick':>8s} {'torch':>8s} {'Triton':>8s}  {'/copy':>6s} {'/torch':>7s} {'/Triton':>8s}")
-    rows = [("vector_add 2^26 f32", brick["vector_add_GBps"], anchors["vector_add_torch"], anchors["vector_add_triton"])]
+    print(f"{'work':28s} {'Brick':>8s} {'torch':>8s} {'Triton':>8s} {'copy':>8s}  {'/copy':>6s} {'/torch':>7s} {'/Triton':>8s}")
+    print("(copy: a device copy of the same bytes, flushed the same way; the ceiling at that size)")
+    rows = [("vector_add 2^26 f32", brick["vector_add_GBps"], anchors["vector_add_torch"], anchors["vector_add_triton"], copy)]
     for name in ("fp32", "bf16"):
         for cols in (256, 1024, 3000, 4096, 16384):
             key = f"softmax_{name}_8192x{cols}"
-            rows.append((f"softmax {name} 8192x{cols}", brick[key + "_GBps"], anchors[key + "_torch"], anchors[key + "_triton"]))
-    for label, b, t, tr in rows:
-        print(f"{label:28s} {b:8.0f} {t:8.0f} {tr:8.0f}  {b / copy:6.2f} {b / t:7.2f} {b / tr:8.2f}")
+            rows.append((f"softmax {name} 8192x{cols}", brick[key + "_GBps"], anchors[key + "_torch"], anchors[key + "_triton"],
+                         anchors[key + "_copy"]))
+    for label, b, t, tr, c in rows:
+        print(f"{label:28s} {b:8.0f} {t:8.0f} {tr:8.0f} {c:8.0f}  {b / c:6.2f} {b / t:7.2f} {b / tr:8.2f}")
     print(f"softmax cold first launch (compile + load): {brick['softmax_cold_first_launch_ms']:.1f} ms; "
           f"with the disk cache warm: {brick['softmax_disk_cached_first_launch_ms']:.1f} ms")
     print(f"cached launch: Brick {brick['cached_launch_us']:.2f} us (C++; runtime alone {brick['runtime_launch_us']:.2f}, "

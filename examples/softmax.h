@@ -4,32 +4,41 @@
 
 #include "brick/brick.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace examples {
 using namespace brick;
 
-/// Launch with cdiv(rows, ROWS) programs; BLOCK is the next power of two >= cols. T is the element type in
-/// memory (f32, f16 or bf16); the arithmetic is f32.
+/// ROWS rows per tile, cdiv(rows, ROWS) tiles; program p does tiles p, p + programs, p + 2 * programs, ... so a
+/// launch may have one program per tile or fewer (a persistent grid). BLOCK is the next power of two >= cols.
+/// T is the element type in memory (f32, f16 or bf16); the arithmetic is f32.
 template <ElementTag T = f32> auto softmax() {
   return kernel("softmax", [](Ptr<T> out, Ptr<T> in, Int inRowStride, Int outRowStride, Int rows, Int cols,
                               Const<int> BLOCK, Const<int> ROWS) {
-    Tensor rowIds = program_id(0) * ROWS + arange(0, ROWS);
     Tensor columns = arange(0, BLOCK);
-    Tensor inBounds = (rowIds < rows).column() & (columns < cols).row();
-    // Masked-off columns read -inf: they add exp(-inf) = 0 to the sum and never win the max.
-    Tensor stored = load(in + rowIds.column() * inRowStride + columns.row(), inBounds, -INFINITY);
-    Tensor x = stored.to<f32>();
-    Tensor numerator = exp(x - max(x, 1).column());
-    store(out + rowIds.column() * outRowStride + columns.row(), numerator / sum(numerator, 1).column(), inBounds);
+    for_range(program_id(0), cdiv(rows, ROWS), num_programs(0), [&](Int tile) {
+      Tensor rowIds = tile * ROWS + arange(0, ROWS);
+      Tensor inBounds = (rowIds < rows).column() & (columns < cols).row();
+      // Masked-off columns read -inf: they add exp(-inf) = 0 to the sum and never win the max.
+      Tensor stored = load(in + rowIds.column() * inRowStride + columns.row(), inBounds, -INFINITY);
+      Tensor x = stored.to<f32>();
+      Tensor numerator = exp(x - max(x, 1).column());
+      store(out + rowIds.column() * outRowStride + columns.row(), numerator / sum(numerator, 1).column(), inBounds);
+    });
   });
 }
 
 /// How to launch softmax on rows of `cols` elements of `elementBytes` each.
 struct SoftmaxConfig {
   int block;         // BLOCK: the next power of two >= cols
-  int rows;          // ROWS per program
+  int rows;          // ROWS per tile
   unsigned warps;    // warps per program
+  /// Programs for `rowCount` rows: one per tile, or at most `maxPrograms` when that is given (a persistent grid).
+  unsigned programs(int rowCount, unsigned maxPrograms = 0) const {
+    unsigned tiles = unsigned((rowCount + rows - 1) / rows);
+    return maxPrograms ? std::min(tiles, maxPrograms) : tiles;
+  }
 };
 
 /// About 2 KB of the program's rows per warp (four 16-byte vectors per thread), from 1 to 16 warps; short rows

@@ -23,7 +23,7 @@ template <brick::ElementTag T> Check runSoftmax(const brick::runtime::Device &de
       return check.failure = buffer->error().message(), check;
   SoftmaxConfig config = softmaxConfig(cols, int(sizeof(Stored)));
   brick::LaunchOptions options{.numWarps = config.warps, .device = &device};
-  unsigned programs = unsigned((rows + config.rows - 1) / config.rows);
+  unsigned programs = config.programs(rows);
   brick::runtime::Error error = timed(check, [&] {
     return kernel.launch(brick::Grid{programs}, options, *out, *in, stride, stride, rows, cols, config.block,
                          config.rows);
