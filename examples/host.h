@@ -30,8 +30,10 @@ struct Check {
 };
 
 Check runVectorAdd(const brick::runtime::Device &device, int n);
-/// Softmax of a rows x cols matrix whose rows are `cols + 3` elements apart (so they are not 16-byte aligned).
-template <brick::ElementTag T> Check runSoftmax(const brick::runtime::Device &device, int rows, int cols);
+/// Softmax of a rows x cols matrix whose rows are `cols + 3` elements apart (so they are not 16-byte aligned),
+/// with at most `maxPrograms` programs when given (each then loops over several tiles of rows).
+template <brick::ElementTag T>
+Check runSoftmax(const brick::runtime::Device &device, int rows, int cols, unsigned maxPrograms = 0);
 Check runMatmul(const brick::runtime::Device &device, int m, int n, int k);
 /// `tokens` tokens, each routed to 2 of 8 experts.
 Check runMoe(const brick::runtime::Device &device, int tokens);

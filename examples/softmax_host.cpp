@@ -7,11 +7,14 @@
 
 namespace examples {
 
-template <brick::ElementTag T> Check runSoftmax(const brick::runtime::Device &device, int rows, int cols) {
+template <brick::ElementTag T>
+Check runSoftmax(const brick::runtime::Device &device, int rows, int cols, unsigned maxPrograms) {
   using namespace host;
   using Stored = typename Memory<T>::Stored;
   static auto kernel = softmax<T>();
-  Check check{"softmax " + std::string(brick::name(T::dtype)) + " " + std::to_string(rows) + "x" + std::to_string(cols), 0,
+  Check check{"softmax " + std::string(brick::name(T::dtype)) + " " + std::to_string(rows) + "x" + std::to_string(cols) +
+                  (maxPrograms ? " on " + std::to_string(maxPrograms) + " programs" : ""),
+              0,
               std::is_same_v<T, brick::f32> ? 1e-5 : 1e-2, {}, 0};
   int stride = cols + 3; // rows that do not start 16-byte aligned (unless cols does)
   std::vector<float> x = randomFloats(size_t(rows) * stride, 3.0f);
@@ -23,7 +26,7 @@ template <brick::ElementTag T> Check runSoftmax(const brick::runtime::Device &de
       return check.failure = buffer->error().message(), check;
   SoftmaxConfig config = softmaxConfig(cols, int(sizeof(Stored)));
   brick::LaunchOptions options{.numWarps = config.warps, .device = &device};
-  unsigned programs = config.programs(rows);
+  unsigned programs = config.programs(rows, maxPrograms);
   brick::runtime::Error error = timed(check, [&] {
     return kernel.launch(brick::Grid{programs}, options, *out, *in, stride, stride, rows, cols, config.block,
                          config.rows);
@@ -52,8 +55,8 @@ template <brick::ElementTag T> Check runSoftmax(const brick::runtime::Device &de
   return check;
 }
 
-template Check runSoftmax<brick::f32>(const brick::runtime::Device &, int, int);
-template Check runSoftmax<brick::f16>(const brick::runtime::Device &, int, int);
-template Check runSoftmax<brick::bf16>(const brick::runtime::Device &, int, int);
+template Check runSoftmax<brick::f32>(const brick::runtime::Device &, int, int, unsigned);
+template Check runSoftmax<brick::f16>(const brick::runtime::Device &, int, int, unsigned);
+template Check runSoftmax<brick::bf16>(const brick::runtime::Device &, int, int, unsigned);
 
 } // namespace examples

@@ -80,8 +80,13 @@ module attributes {brickgpu.num_warps = 1 : i32, brickgpu.shared = 0 : i32} {
   // CHECK: llvm.fmul {{.*}} : f32
   // CHECK: llvm.inline_asm "ex2.approx.f32 $0, $1;", "=f,f"
   // CHECK: llvm.fptrunc {{.*}} : f32 to f16
-  func.func @math(%x: tensor<32xf16, #v1>) -> tensor<32xf16, #v1> {
+  // f32 division through div.full.f32; f64 division stays IEEE.
+  // CHECK: llvm.inline_asm "div.full.f32 $0, $1, $2;", "=f,f,f"
+  // CHECK: llvm.fdiv {{.*}} : f64
+  func.func @math(%x: tensor<32xf16, #v1>, %a: tensor<32xf32, #v1>, %b: tensor<32xf64, #v1>) -> tensor<32xf16, #v1> {
     %y = math.exp %x : tensor<32xf16, #v1>
+    %q = arith.divf %a, %a : tensor<32xf32, #v1>
+    %r = arith.divf %b, %b : tensor<32xf64, #v1>
     return %y : tensor<32xf16, #v1>
   }
 }

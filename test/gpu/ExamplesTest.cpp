@@ -70,6 +70,11 @@ TEST_P(Examples, SoftmaxBf16) {
     EXPECT_PASSES(examples::runSoftmax<bf16>(device(), rows, cols));
 }
 
+TEST_P(Examples, SoftmaxOnAPersistentGridLoopsOverTiles) {
+  EXPECT_PASSES(examples::runSoftmax<f32>(device(), 64, 1000, /*maxPrograms=*/5));
+  EXPECT_PASSES(examples::runSoftmax<bf16>(device(), 33, 3000, /*maxPrograms=*/4));
+}
+
 TEST_P(Examples, SoftmaxF16) {
   for (auto [rows, cols] : {std::pair{3, 3000}, {16, 512}})
     EXPECT_PASSES(examples::runSoftmax<f16>(device(), rows, cols));

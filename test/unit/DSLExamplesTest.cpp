@@ -37,14 +37,20 @@ TEST(Examples, SoftmaxBuildsForEachElementType) {
 }
 
 TEST(Examples, SoftmaxConfigGivesEachWarpAbout2KB) {
-  auto warps = [](int cols, int bytes) { return examples::softmaxConfig(cols, bytes).warps; };
-  EXPECT_EQ(warps(256, 4), 1u);
-  EXPECT_EQ(warps(1024, 4), 2u);
-  EXPECT_EQ(warps(4096, 4), 8u);
-  EXPECT_EQ(warps(4096, 2), 4u);
-  EXPECT_EQ(warps(16384, 4), 16u); // at most 16
-  EXPECT_EQ(warps(1, 2), 1u);
-  EXPECT_EQ(examples::softmaxConfig(3000, 2).block, 4096);
+  auto config = [](int cols, int bytes) {
+    examples::SoftmaxConfig c = examples::softmaxConfig(cols, bytes);
+    return std::tuple{c.block, c.rows, c.warps};
+  };
+  EXPECT_EQ(config(1024, 4), std::tuple(1024, 1, 2u));
+  EXPECT_EQ(config(4096, 4), std::tuple(4096, 1, 8u));
+  EXPECT_EQ(config(3000, 2), std::tuple(4096, 1, 4u));
+  EXPECT_EQ(config(16384, 4), std::tuple(16384, 1, 16u)); // at most 16 warps
+  EXPECT_EQ(config(256, 4), std::tuple(256, 2, 2u));      // short rows share a program, a warp each
+  EXPECT_EQ(config(256, 2), std::tuple(256, 4, 4u));
+  EXPECT_EQ(config(1, 2), std::tuple(1, 4, 4u));
+  EXPECT_EQ(examples::softmaxConfig(1000, 4).programs(8192), 8192u);
+  EXPECT_EQ(examples::softmaxConfig(256, 2).programs(8193), 2049u);
+  EXPECT_EQ(examples::softmaxConfig(256, 2).programs(8192, 132), 132u);
 }
 
 TEST(Examples, MatmulBuildsForEachInputType) {

@@ -79,9 +79,10 @@ struct ReduceLowering : ConvertOpToLLVMPattern<ReduceOp> {
     for (Value src : adaptor.getSrcs())
       registers.push_back(unpack(b, loc, src));
 
-    // 1. Within the thread: one accumulator per output coordinate, in order of first appearance.
+    // 1. Within the thread: the registers of each output coordinate (in order of first appearance) combine as a
+    //    balanced tree, so a thread's 16 registers take 4 dependent steps, not 15.
     SmallVector<LinearLayout::Coordinate> outputs;
-    SmallVector<SmallVector<Value>> accumulators; // [output][operand]
+    SmallVector<SmallVector<SmallVector<Value>>> pending; // [output][register][operand]
     for (unsigned reg = 0; reg < layout.getNumRegisters(); ++reg) {
       LinearLayout::Coordinate coordinate = layout.registerCoordinate(reg);
       coordinate.erase(coordinate.begin() + axis);
@@ -91,11 +92,22 @@ struct ReduceLowering : ConvertOpToLLVMPattern<ReduceOp> {
       auto it = llvm::find(outputs, coordinate);
       if (it == outputs.end()) {
         outputs.push_back(coordinate);
-        accumulators.push_back(values);
+        pending.push_back({values});
       } else {
-        auto &acc = accumulators[it - outputs.begin()];
-        acc = combine(op, b, acc, values);
+        pending[it - outputs.begin()].push_back(values);
       }
+    }
+    SmallVector<SmallVector<Value>> accumulators; // [output][operand]
+    for (auto &values : pending) {
+      while (values.size() > 1) {
+        SmallVector<SmallVector<Value>> next;
+        for (size_t i = 0; i + 1 < values.size(); i += 2)
+          next.push_back(combine(op, b, values[i], values[i + 1]));
+        if (values.size() % 2)
+          next.push_back(values.back());
+        values = std::move(next);
+      }
+      accumulators.push_back(values.front());
     }
 
     // 2. Within the warp: butterfly over the lane bits along the axis.
