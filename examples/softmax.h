@@ -42,8 +42,8 @@ struct SoftmaxConfig {
 };
 
 /// About 2 KB of row per warp (four 16-byte vectors per thread), from 1 to 16 warps; rows shorter than 2 KB
-/// share a program (up to 4, a warp each). `bench/run.py --sweep` measured the alternatives on an H100: several
-/// rows per program pay off only for short rows (bf16 x 256: 1111 GB/s against 913), and persistent grids never.
+/// share a program (up to 4, a warp each). `bench/run.py --sweep` measures the alternatives: on an H100, several
+/// rows per program paid off only for short rows, and persistent grids never.
 inline SoftmaxConfig softmaxConfig(int cols, int elementBytes) {
   SoftmaxConfig config{1, 1, 1};
   while (config.block < cols)
