@@ -20,8 +20,6 @@ namespace brick::interpreter::detail {
 
 namespace {
 
-template <class T> T at(const std::vector<T> &values, size_t i) { return values.size() == 1 ? values[0] : values[i]; }
-
 /// The shape of the result: the largest operand's.
 llvm::SmallVector<int64_t, 2> resultShape(Program &program, Operation *op) {
   const Block *largest = nullptr;

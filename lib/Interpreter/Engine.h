@@ -32,6 +32,10 @@ struct Block {
   static Block ofReals(llvm::ArrayRef<int64_t> shape, std::vector<double> values) {
     return Block{llvm::SmallVector<int64_t, 2>(shape), {}, std::move(values)};
   }
+  /// `count` zeros of a float (`real`) or integer type.
+  static Block zeros(llvm::ArrayRef<int64_t> shape, size_t count, bool real) {
+    return real ? ofReals(shape, std::vector<double>(count)) : ofInts(shape, std::vector<int64_t>(count));
+  }
 };
 
 /// The shape of a value of type `type` (empty for scalars).
@@ -56,6 +60,10 @@ inline uint64_t asUnsigned(int64_t value, unsigned bits) {
 double roundToFloat(double value, mlir::Type type);
 /// The width of an integer element type; 64 for pointers.
 unsigned integerBits(mlir::Type elementType);
+/// The bytes an element of `elementType` takes in memory (i1 takes a byte, as on the GPU; pointers 8).
+unsigned memoryBytes(mlir::Type elementType);
+/// Element `i` of an operand; a one-element operand broadcasts (a scalar meeting a block in a reduce combiner).
+template <class T> T at(const std::vector<T> &values, size_t i) { return values.size() == 1 ? values[0] : values[i]; }
 
 /// One program of the grid, running: the values it has computed so far.
 class Program {
@@ -67,6 +75,10 @@ public:
   llvm::Expected<mlir::Operation *> runBlock(mlir::Block &block);
   const Block &get(mlir::Value value) const;
   void set(mlir::Value value, Block block) { values_[value] = std::move(block); }
+  /// Copies of the values of `values` (what a region yields, before its arguments are rebound).
+  std::vector<Block> getAll(mlir::ValueRange values) const;
+  /// Binds `targets[i]` to `blocks[i]`.
+  void setAll(mlir::ValueRange targets, std::vector<Block> blocks);
 
   /// An error at `op`'s source location in this program ("file:line:col: error: ... [program (x, y, z)]").
   llvm::Error error(mlir::Operation *op, const llvm::Twine &message) const;

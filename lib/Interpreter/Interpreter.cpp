@@ -41,6 +41,12 @@ double roundToFloat(double value, Type type) {
   return single;
 }
 
+unsigned memoryBytes(Type elementType) {
+  if (isa<mlir::brick::PointerType>(elementType))
+    return 8;
+  return std::max(8u, elementType.getIntOrFloatBitWidth()) / 8;
+}
+
 unsigned integerBits(Type elementType) {
   if (auto integer = dyn_cast<IntegerType>(elementType))
     return integer.getWidth();
@@ -52,6 +58,18 @@ const Block &Program::get(Value value) const {
   if (found == values_.end())
     llvm::report_fatal_error("brick interpreter: a value is used before the interpreter computed it");
   return found->second;
+}
+
+std::vector<Block> Program::getAll(ValueRange values) const {
+  std::vector<Block> blocks;
+  for (Value value : values)
+    blocks.push_back(get(value));
+  return blocks;
+}
+
+void Program::setAll(ValueRange targets, std::vector<Block> blocks) {
+  for (auto [target, block] : llvm::zip(targets, blocks))
+    set(target, std::move(block));
 }
 
 std::string Program::coordinates(llvm::ArrayRef<int64_t> shape, int64_t index) {
@@ -197,11 +215,11 @@ llvm::Error Program::runOp(Operation *op) {
   if (auto addptr = dyn_cast<mlir::brick::AddPtrOp>(op)) {
     const Block &pointers = get(addptr.getPtr()), &offsets = get(addptr.getOffset());
     auto pointee = cast<mlir::brick::PointerType>(getElementTypeOrSelf(addptr.getType())).getPointeeType();
-    int64_t bytes = isa<mlir::brick::PointerType>(pointee) ? 8 : std::max(8u, pointee.getIntOrFloatBitWidth()) / 8;
+    int64_t bytes = memoryBytes(pointee);
     unsigned offsetBits = integerBits(getElementTypeOrSelf(addptr.getOffset().getType()));
     Block result = pointers;
     for (size_t i = 0; i < result.ints.size(); ++i) {
-      int64_t offset = asSigned(offsets.ints[offsets.ints.size() == 1 ? 0 : i], offsetBits);
+      int64_t offset = asSigned(at(offsets.ints, i), offsetBits);
       result.ints[i] = int64_t(uint64_t(result.ints[i]) + uint64_t(offset) * uint64_t(bytes));
     }
     set(addptr, std::move(result));
@@ -278,9 +296,7 @@ llvm::Error Program::runReduce(mlir::brick::ReduceOp reduce) {
   unsigned axis = reduce.getAxis();
   int64_t outer = elementCount(llvm::ArrayRef<int64_t>(shape).take_front(axis)), length = shape[axis],
           inner = elementCount(llvm::ArrayRef<int64_t>(shape).drop_front(axis + 1));
-  std::vector<Block> current;
-  for (Value source : sources)
-    current.push_back(get(source));
+  std::vector<Block> current = getAll(sources);
   mlir::Block &combiner = reduce.getCombiner().front();
   size_t count = sources.size();
   while (length > 1) {
@@ -318,23 +334,16 @@ llvm::Error Program::runFor(scf::ForOp loop) {
           step = asSigned(get(loop.getStep()).ints[0], bits);
   if (step <= 0 && lower < upper)
     return error(loop, "a for loop with step " + std::to_string(step) + " would never end");
-  std::vector<Block> carried;
-  for (Value init : loop.getInitArgs())
-    carried.push_back(get(init));
-  mlir::Block &body = *loop.getBody();
+  std::vector<Block> carried = getAll(loop.getInitArgs());
   for (int64_t i = lower; i < upper; i += step) {
     set(loop.getInductionVar(), Block::ofInts({}, {wrapInteger(i, bits)}));
-    for (auto [argument, value] : llvm::zip(loop.getRegionIterArgs(), carried))
-      set(argument, std::move(value));
-    auto terminator = runBlock(body);
+    setAll(loop.getRegionIterArgs(), std::move(carried));
+    auto terminator = runBlock(*loop.getBody());
     if (!terminator)
       return terminator.takeError();
-    carried.clear();
-    for (Value yielded : (*terminator)->getOperands())
-      carried.push_back(get(yielded));
+    carried = getAll((*terminator)->getOperands());
   }
-  for (auto [result, value] : llvm::zip(loop.getResults(), carried))
-    set(result, std::move(value));
+  setAll(loop.getResults(), std::move(carried));
   return llvm::Error::success();
 }
 
@@ -346,41 +355,28 @@ llvm::Error Program::runIf(scf::IfOp branch) {
   auto terminator = runBlock(region.front());
   if (!terminator)
     return terminator.takeError();
-  std::vector<Block> results;
-  for (Value yielded : (*terminator)->getOperands())
-    results.push_back(get(yielded));
-  for (auto [result, value] : llvm::zip(branch.getResults(), results))
-    set(result, std::move(value));
+  setAll(branch.getResults(), getAll((*terminator)->getOperands()));
   return llvm::Error::success();
 }
 
 llvm::Error Program::runWhile(scf::WhileOp loop) {
-  std::vector<Block> carried;
-  for (Value init : loop.getInits())
-    carried.push_back(get(init));
+  std::vector<Block> carried = getAll(loop.getInits());
   while (true) {
-    for (auto [argument, value] : llvm::zip(loop.getBeforeArguments(), carried))
-      set(argument, std::move(value));
+    setAll(loop.getBeforeArguments(), std::move(carried));
     auto condition = runBlock(loop.getBefore().front());
     if (!condition)
       return condition.takeError();
     auto conditionOp = cast<scf::ConditionOp>(*condition);
-    carried.clear();
-    for (Value value : conditionOp.getArgs())
-      carried.push_back(get(value));
+    carried = getAll(conditionOp.getArgs());
     if (!get(conditionOp.getCondition()).ints[0])
       break;
-    for (auto [argument, value] : llvm::zip(loop.getAfterArguments(), carried))
-      set(argument, std::move(value));
+    setAll(loop.getAfterArguments(), std::move(carried));
     auto yield = runBlock(loop.getAfter().front());
     if (!yield)
       return yield.takeError();
-    carried.clear();
-    for (Value value : (*yield)->getOperands())
-      carried.push_back(get(value));
+    carried = getAll((*yield)->getOperands());
   }
-  for (auto [result, value] : llvm::zip(loop.getResults(), carried))
-    set(result, std::move(value));
+  setAll(loop.getResults(), std::move(carried));
   return llvm::Error::success();
 }
 
@@ -458,8 +454,7 @@ llvm::Error run(func::FuncOp kernel, std::array<unsigned, 3> grid, llvm::ArrayRe
     for (unsigned y = 0; y < grid[1]; ++y)
       for (unsigned x = 0; x < grid[0]; ++x) {
         detail::Program program({x, y, z}, grid, options);
-        for (auto [argument, value] : llvm::zip(body.getArguments(), parameters))
-          program.set(argument, value);
+        program.setAll(body.getArguments(), parameters);
         auto terminator = program.runBlock(body);
         if (!terminator)
           return terminator.takeError();

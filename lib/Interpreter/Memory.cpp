@@ -17,15 +17,6 @@ namespace brick::interpreter::detail {
 
 namespace {
 
-template <class T> T at(const std::vector<T> &values, size_t i) { return values.size() == 1 ? values[0] : values[i]; }
-
-/// How an element type sits in memory (i1 takes a byte, as on the GPU).
-unsigned bytesOf(Type element) {
-  if (isa<mlir::brick::PointerType>(element))
-    return 8;
-  return std::max(8u, element.getIntOrFloatBitWidth()) / 8;
-}
-
 template <class T> T loadAs(uintptr_t address) {
   T value;
   std::memcpy(&value, reinterpret_cast<const void *>(address), sizeof(T));
@@ -55,7 +46,7 @@ void writeReal(uintptr_t address, Type element, double value) {
     storeAs(address, floatToBf16(float(value)));
 }
 int64_t readInteger(uintptr_t address, Type element) {
-  switch (bytesOf(element)) {
+  switch (memoryBytes(element)) {
   case 1: return wrapInteger(loadAs<int8_t>(address), integerBits(element));
   case 2: return loadAs<int16_t>(address);
   case 4: return loadAs<int32_t>(address);
@@ -63,7 +54,7 @@ int64_t readInteger(uintptr_t address, Type element) {
   }
 }
 void writeInteger(uintptr_t address, Type element, int64_t value) {
-  switch (bytesOf(element)) {
+  switch (memoryBytes(element)) {
   case 1: storeAs(address, int8_t(value)); break;
   case 2: storeAs(address, int16_t(value)); break;
   case 4: storeAs(address, int32_t(value)); break;
@@ -123,13 +114,12 @@ llvm::Error runLoad(Program &program, mlir::brick::LoadOp op) {
   const Block *mask = op.getMask() ? &program.get(op.getMask()) : nullptr;
   const Block *other = op.getOther() ? &program.get(op.getOther()) : nullptr;
   Type element = getElementTypeOrSelf(op.getType());
-  unsigned bytes = bytesOf(element);
+  unsigned bytes = memoryBytes(element);
   bool real = isa<FloatType>(element);
   size_t n = pointers.size();
   AccessChecker checker(program, op, "reads", pointers.shape);
-  Block result{pointers.shape, {}, {}};
   // Where the mask is off and there is no `other` the GPU's value is undefined; the interpreter gives 0.
-  (real ? result.reals.resize(n) : result.ints.resize(n));
+  Block result = Block::zeros(pointers.shape, n, real);
   for (size_t i = 0; i < n; ++i) {
     if (mask && !at(mask->ints, i)) {
       if (other)
@@ -153,7 +143,7 @@ llvm::Error runStore(Program &program, mlir::brick::StoreOp op) {
   const Block &value = program.get(op.getValue());
   const Block *mask = op.getMask() ? &program.get(op.getMask()) : nullptr;
   Type element = getElementTypeOrSelf(op.getValue().getType());
-  unsigned bytes = bytesOf(element);
+  unsigned bytes = memoryBytes(element);
   AccessChecker checker(program, op, "writes", pointers.shape);
   for (size_t i = 0; i < pointers.size(); ++i) {
     if (mask && !at(mask->ints, i))
@@ -176,12 +166,11 @@ llvm::Error runAtomicRMW(Program &program, mlir::brick::AtomicRMWOp op) {
   const Block &value = program.get(op.getVal());
   const Block *mask = op.getMask() ? &program.get(op.getMask()) : nullptr;
   Type element = getElementTypeOrSelf(op.getVal().getType());
-  unsigned bytes = bytesOf(element), bits = isa<FloatType>(element) ? 0 : integerBits(element);
+  unsigned bytes = memoryBytes(element), bits = isa<FloatType>(element) ? 0 : integerBits(element);
   bool real = isa<FloatType>(element);
   AccessChecker checker(program, op, "updates", pointers.shape);
   size_t n = pointers.size();
-  Block result{pointers.shape, {}, {}};
-  (real ? result.reals.resize(n) : result.ints.resize(n));
+  Block result = Block::zeros(pointers.shape, n, real);
   using mlir::brick::RMWOp;
   for (size_t i = 0; i < n; ++i) {
     if (mask && !at(mask->ints, i))
@@ -229,12 +218,11 @@ llvm::Error runAtomicCAS(Program &program, mlir::brick::AtomicCASOp op) {
   const Block &pointers = program.get(op.getPtr());
   const Block &compare = program.get(op.getCmp()), &value = program.get(op.getVal());
   Type element = getElementTypeOrSelf(op.getVal().getType());
-  unsigned bytes = bytesOf(element);
+  unsigned bytes = memoryBytes(element);
   bool real = isa<FloatType>(element);
   AccessChecker checker(program, op, "updates", pointers.shape);
   size_t n = pointers.size();
-  Block result{pointers.shape, {}, {}};
-  (real ? result.reals.resize(n) : result.ints.resize(n));
+  Block result = Block::zeros(pointers.shape, n, real);
   for (size_t i = 0; i < n; ++i) {
     uintptr_t address = uintptr_t(pointers.ints[i]);
     if (llvm::Error error = checker.check(address, bytes, i))
