@@ -4,6 +4,11 @@
 
 #include "brick/JIT/JIT.h"
 
+#include <chrono>
+#include <memory>
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace brick::detail {
@@ -12,6 +17,17 @@ namespace brick::detail {
 /// device (its compute capability; 0 for the interpreter).
 void compactKey(const std::vector<ParamInfo> &params, const LaunchArg *args, const LaunchOptions &options,
                 int capability, llvm::SmallVectorImpl<int64_t> &key);
+
+/// Builds `kernel`'s brick IR for `spec` into `context`; `ir` receives its text (what the disk cache key hashes).
+runtime::Expected<mlir::OwningOpRef<mlir::ModuleOp>> buildModule(const JitKernel &kernel, const Specialization &spec,
+                                                                  mlir::MLIRContext &context, std::string *ir = nullptr);
+
+/// The memory cache (hold state.mutex): what `key` compiled to, or null.
+std::shared_ptr<void> findCompiled(JitState &state, llvm::ArrayRef<int64_t> key);
+/// Keeps `compiled` under `key` and logs why it was made ("compiled", "disk cache", "built") and how long it took.
+void remember(JitState &state, llvm::ArrayRef<int64_t> key, std::shared_ptr<void> compiled, const JitKernel &kernel,
+              const Specialization &spec, const LaunchOptions &options, const std::string &target,
+              const std::string &why, std::chrono::steady_clock::time_point start);
 
 /// A launch on the CPU interpreter: builds the specialization's brick IR once (kept in `state`) and runs it.
 runtime::Error interpretLaunch(const std::string &name, const std::vector<ParamInfo> &params, JitState &state,

@@ -34,9 +34,7 @@ runtime::Error interpretLaunch(const std::string &name, const std::vector<ParamI
   std::shared_ptr<InterpretedKernel> kernel;
   {
     std::lock_guard<std::mutex> lock(state.mutex);
-    for (auto &[k, value] : state.compiled)
-      if (llvm::ArrayRef<int64_t>(k) == llvm::ArrayRef<int64_t>(key))
-        kernel = std::static_pointer_cast<InterpretedKernel>(value);
+    kernel = std::static_pointer_cast<InterpretedKernel>(findCompiled(state, key));
     if (!kernel) {
       JitKernel description = describe();
       Specialization spec = specializationFor(description.params, std::vector<LaunchArg>(args, args + count));
@@ -44,18 +42,12 @@ runtime::Error interpretLaunch(const std::string &name, const std::vector<ParamI
       mlir::DialectRegistry registry;
       registerPipelineDialects(registry);
       kernel = std::make_shared<InterpretedKernel>(registry);
-      BuildResult built = description.build(&kernel->context, spec, [&](mlir::Operation *op) {
-        kernel->module = mlir::OwningOpRef<mlir::ModuleOp>(llvm::cast<mlir::ModuleOp>(op->clone()));
-      });
-      if (!built)
-        return runtime::Error("kernel '" + name + "' does not build:\n" + built.errors());
+      auto module = buildModule(description, spec, kernel->context);
+      if (!module)
+        return module.error();
+      kernel->module = std::move(*module);
       kernel->function = interpreter::findKernel(*kernel->module);
-      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      state.compiled.emplace_back(std::vector<int64_t>(key.begin(), key.end()), kernel);
-      char line[64];
-      std::snprintf(line, sizeof(line), " in %.1f ms", ms);
-      state.log.push_back(description.name +
-                          specializationKey(description, spec, options, "interpreter") + ": built" + line);
+      remember(state, key, kernel, description, spec, options, "interpreter", "built", start);
     }
   }
 

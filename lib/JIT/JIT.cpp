@@ -101,6 +101,36 @@ std::string specializationKey(const JitKernel &kernel, const Specialization &spe
          target;
 }
 
+runtime::Expected<mlir::OwningOpRef<mlir::ModuleOp>> buildModule(const JitKernel &kernel, const Specialization &spec,
+                                                                  mlir::MLIRContext &context, std::string *ir) {
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  BuildResult built = kernel.build(&context, spec, [&](mlir::Operation *op) {
+    module = mlir::OwningOpRef<mlir::ModuleOp>(llvm::cast<mlir::ModuleOp>(op->clone()));
+  });
+  if (!built)
+    return runtime::Error("kernel '" + kernel.name + "' does not build:\n" + built.errors());
+  if (ir)
+    *ir = built.ir();
+  return module;
+}
+
+std::shared_ptr<void> findCompiled(JitState &state, llvm::ArrayRef<int64_t> key) {
+  for (auto &[k, value] : state.compiled)
+    if (llvm::ArrayRef<int64_t>(k) == key)
+      return value;
+  return nullptr;
+}
+
+void remember(JitState &state, llvm::ArrayRef<int64_t> key, std::shared_ptr<void> compiled, const JitKernel &kernel,
+              const Specialization &spec, const LaunchOptions &options, const std::string &target,
+              const std::string &why, std::chrono::steady_clock::time_point start) {
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  state.compiled.emplace_back(std::vector<int64_t>(key.begin(), key.end()), std::move(compiled));
+  char line[64];
+  std::snprintf(line, sizeof(line), " in %.1f ms", ms);
+  state.log.push_back(kernel.name + specializationKey(kernel, spec, options, target) + ": " + why + line);
+}
+
 runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &kernel, const Specialization &spec,
                                                                const LaunchOptions &options, const std::string &target,
                                                                std::string *why) {
@@ -110,17 +140,15 @@ runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &
   mlir::DialectRegistry registry;
   registerPipelineDialects(registry);
   mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
-  mlir::OwningOpRef<mlir::ModuleOp> module;
-  BuildResult built = kernel.build(&context, spec, [&](mlir::Operation *op) {
-    module = mlir::OwningOpRef<mlir::ModuleOp>(llvm::cast<mlir::ModuleOp>(op->clone()));
-  });
-  if (!built)
-    return runtime::Error("kernel '" + kernel.name + "' does not build:\n" + built.errors());
+  std::string ir;
+  auto module = buildModule(kernel, spec, context, &ir);
+  if (!module)
+    return module.error();
 
   // The disk cache key: the IR itself, the options and the compiler.
   std::string options_ = "warps=" + std::to_string(options.numWarps) + " stages=" + std::to_string(options.numStages) +
                          " target=" + target + " compiler=" BRICK_COMPILER_ID;
-  std::string key = kernel.name + "-" + hex(runtime::fnv1a(built.ir() + "\n" + options_));
+  std::string key = kernel.name + "-" + hex(runtime::fnv1a(ir + "\n" + options_));
   std::string directory = cacheDirectory();
   std::string path = directory + "/" + key + ".brick";
   std::string damage;
@@ -143,7 +171,7 @@ runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &
       llvm::raw_string_ostream(damage) << "\n" << diagnostic.getLocation() << ": error: " << diagnostic.str();
     return mlir::success();
   });
-  auto artifacts = compile(*module, compileOptions, Stage::Bundle);
+  auto artifacts = compile(**module, compileOptions, Stage::Bundle);
   if (!artifacts)
     return runtime::Error("kernel '" + kernel.name + "' failed to compile: " + llvm::toString(artifacts.takeError()) +
                           damage);
@@ -249,15 +277,12 @@ runtime::Error launch(const std::string &name, const std::vector<ParamInfo> &par
   runtime::LoadedKernel *loaded = nullptr;
   {
     std::lock_guard<std::mutex> lock(state.mutex);
-    for (auto &[k, value] : state.compiled)
-      if (llvm::ArrayRef<int64_t>(k) == llvm::ArrayRef<int64_t>(key))
-        loaded = static_cast<runtime::LoadedKernel *>(value.get());
+    loaded = static_cast<runtime::LoadedKernel *>(findCompiled(state, key).get());
     if (!loaded) {
       // A first launch: compile (or read the disk cache) and load.
       JitKernel kernel = describe();
       std::string target = "sm_" + std::to_string(capability) + (capability >= 90 ? "a" : "");
-      std::vector<LaunchArg> argVector(args, args + count);
-      Specialization spec = specializationFor(kernel.params, argVector);
+      Specialization spec = specializationFor(kernel.params, std::vector<LaunchArg>(args, args + count));
       auto start = std::chrono::steady_clock::now();
       std::string why;
       auto bundle = compileSpecialization(kernel, spec, options, target, &why);
@@ -266,13 +291,9 @@ runtime::Error launch(const std::string &name, const std::vector<ParamInfo> &par
       auto module = runtime::LoadedKernel::load(**device, *bundle);
       if (!module)
         return module.error();
-      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       auto owned = std::make_shared<runtime::LoadedKernel>(std::move(*module));
       loaded = owned.get();
-      state.compiled.emplace_back(std::vector<int64_t>(key.begin(), key.end()), owned);
-      char line[64];
-      std::snprintf(line, sizeof(line), " in %.1f ms", ms);
-      state.log.push_back(kernel.name + specializationKey(kernel, spec, options, target) + ": " + why + line);
+      remember(state, key, std::move(owned), kernel, spec, options, target, why, start);
     }
   }
   llvm::SmallVector<PackedArg, 24> packed;
