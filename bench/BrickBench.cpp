@@ -8,6 +8,7 @@
 
 #include "brick/JIT/JIT.h"
 #include "brick/Support/HalfFloat.h"
+#include "matmul.h"
 #include "softmax.h"
 #include "vector_add.h"
 
@@ -133,8 +134,162 @@ struct SoftmaxShape {
   inline static auto bf16Kernel = examples::softmax<brick::bf16>();
 };
 
+/// One matmul problem on the GPU: inputs of T (normal random), C of T, timed per launch configuration.
+template <ElementTag T> struct MatmulShape {
+  int m, n, k;
+  Precision precision;
+  unsigned targetCapability;
+  std::vector<float> a, b;
+  DeviceBuffer da, db, dc;
+
+  MatmulShape(int m, int n, int k, Precision precision, unsigned targetCapability)
+      : m(m), n(n), k(k), precision(precision), targetCapability(targetCapability), a(randomFloats(size_t(m) * k)),
+        b(randomFloats(size_t(k) * n)), da(allocate(a.size() * sizeof(Stored))), db(allocate(b.size() * sizeof(Stored))),
+        dc(allocate(size_t(m) * n * sizeof(Stored))) {
+    upload(a, da);
+    upload(b, db);
+  }
+
+  using Stored = std::conditional_t<std::is_same_v<T, f32>, float, uint16_t>;
+  static Stored toStored(float v) {
+    if constexpr (std::is_same_v<T, f32>)
+      return v;
+    else if constexpr (std::is_same_v<T, f16>)
+      return brick::floatToHalf(v);
+    else
+      return brick::floatToBf16(v);
+  }
+  static float fromStored(Stored v) {
+    if constexpr (std::is_same_v<T, f32>)
+      return v;
+    else if constexpr (std::is_same_v<T, f16>)
+      return brick::halfToFloat(v);
+    else
+      return brick::bf16ToFloat(v);
+  }
+  void upload(std::vector<float> &values, DeviceBuffer &buffer) {
+    std::vector<Stored> stored(values.size());
+    for (size_t i = 0; i < values.size(); ++i)
+      stored[i] = toStored(values[i]), values[i] = fromStored(stored[i]);
+    check(buffer.copyFromHost(stored.data(), stored.size() * sizeof(Stored)));
+  }
+
+  static auto &kernel(Precision precision) {
+    static auto ieee = examples::matmul<T>(Precision::IEEE), tf32 = examples::matmul<T>(Precision::TF32),
+                tf32x3 = examples::matmul<T>(Precision::TF32x3);
+    return precision == Precision::IEEE ? ieee : precision == Precision::TF32 ? tf32 : tf32x3;
+  }
+
+  runtime::Error launch(const examples::MatmulConfig &config) {
+    LaunchOptions options{.numWarps = config.warps, .numStages = config.stages};
+    options.targetCapability = targetCapability;
+    return kernel(precision).launch(Grid{config.programs(m, n)}, options, da, db, dc, m, n, k, k, 1, n, 1, n, 1,
+                                    config.blockM, config.blockN, config.blockK, config.groupM);
+  }
+
+  /// Relative error (L2) of 512 random elements of C against float64.
+  double relativeError() {
+    std::vector<Stored> c(size_t(m) * n);
+    check(dc.copyToHost(c.data(), c.size() * sizeof(Stored)));
+    std::mt19937 rng(7);
+    double diff = 0, norm = 0;
+    for (int s = 0; s < 512; ++s) {
+      int i = int(rng() % unsigned(m)), j = int(rng() % unsigned(n));
+      double ref = 0;
+      for (int p = 0; p < k; ++p)
+        ref += double(a[size_t(i) * k + p]) * b[size_t(p) * n + j];
+      double got = fromStored(c[size_t(i) * n + j]);
+      diff += (got - ref) * (got - ref);
+      norm += ref * ref;
+    }
+    return std::sqrt(diff / norm);
+  }
+
+  /// TFLOP/s of `config` (after checking its result), and its relative error.
+  std::pair<double, double> measure(const examples::MatmulConfig &config) {
+    check(dc.fill(0xFF));
+    check(launch(config));
+    double error = relativeError();
+    double ms = medianMilliseconds([&] { check(launch(config)); }, 20);
+    return {2.0 * m * n * k / ms / 1e9, error};
+  }
+};
+
+/// "128,128,64,8,8,3" (BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, warps, stages).
+examples::MatmulConfig parseMatmulConfig(const char *text) {
+  examples::MatmulConfig config;
+  if (std::sscanf(text, "%d,%d,%d,%d,%u,%u", &config.blockM, &config.blockN, &config.blockK, &config.groupM,
+                  &config.warps, &config.stages) != 6)
+    fail(std::string("a matmul config is BLOCK_M,BLOCK_N,BLOCK_K,GROUP_M,warps,stages, got '") + text + "'");
+  return config;
+}
+
+/// Matmul at the shapes, sm_80 code (mma.sync, cp.async), or every config of `sweep` at 4096^3 f16.
+void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
+  const char *forced = std::getenv("BRICK_BENCH_MATMUL_CONFIG");
+  auto configFor = [&](int m, int n, int k, int bytes) {
+    return forced && *forced ? parseMatmulConfig(forced) : examples::matmulConfig(m, n, k, bytes);
+  };
+  auto report = [](const std::string &key, std::pair<double, double> result) {
+    std::printf(",\n  \"%s_TFLOPs\": %.1f,\n  \"%s_relerr\": %.2e", key.c_str(), result.first, key.c_str(),
+                result.second);
+  };
+  if (!sweep.empty()) {
+    for (bool bf16 : {false, true})
+      for (auto [m, n, k] : {std::tuple{4096, 4096, 4096}, {16, 8192, 8192}}) {
+        std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+        for (const examples::MatmulConfig &config : sweep) {
+          char key[160];
+          std::snprintf(key, sizeof(key), "matmul_%s_%s_cfg%d,%d,%d,%d,%u,%u", bf16 ? "bf16" : "fp16", shape.c_str(),
+                        config.blockM, config.blockN, config.blockK, config.groupM, config.warps, config.stages);
+          if (bf16) {
+            MatmulShape<brick::bf16> problem(m, n, k, Precision::TF32, 80);
+            report(key, problem.measure(config));
+          } else {
+            MatmulShape<brick::f16> problem(m, n, k, Precision::TF32, 80);
+            report(key, problem.measure(config));
+          }
+        }
+      }
+    return;
+  }
+  for (auto [m, n, k] : {std::tuple{4096, 4096, 4096}, {8192, 8192, 8192}, {4000, 4000, 4000}, {16, 8192, 8192}}) {
+    std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+    {
+      MatmulShape<brick::f16> problem(m, n, k, Precision::TF32, 80);
+      report("matmul_fp16_" + shape, problem.measure(configFor(m, n, k, 2)));
+    }
+    {
+      MatmulShape<brick::bf16> problem(m, n, k, Precision::TF32, 80);
+      report("matmul_bf16_" + shape, problem.measure(configFor(m, n, k, 2)));
+    }
+  }
+  MatmulShape<brick::f32> tf32(4096, 4096, 4096, Precision::TF32, 80);
+  report("matmul_tf32_4096x4096x4096", tf32.measure(configFor(4096, 4096, 4096, 4)));
+
+  // Cold first launch: compile (MLIR, LLVM, ptxas) and load a matmul specialization nothing has compiled.
+  std::string cache = std::getenv("BRICK_CACHE_DIR");
+  std::filesystem::remove_all(cache);
+  auto kernel = examples::matmul<brick::f16>();
+  MatmulShape<brick::f16> problem(512, 512, 512, Precision::TF32, 80);
+  examples::MatmulConfig config = examples::matmulConfig(512, 512, 512, 2);
+  LaunchOptions options{.numWarps = config.warps, .numStages = config.stages};
+  options.targetCapability = 80;
+  auto start = std::chrono::steady_clock::now();
+  check(kernel.launch(Grid{config.programs(512, 512)}, options, problem.da, problem.db, problem.dc, 512, 512, 512, 512,
+                      1, 512, 1, 512, 1, config.blockM, config.blockN, config.blockK, config.groupM));
+  check(device->driver().check(device->driver().cuCtxSynchronize(), "synchronizing"));
+  double cold = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::printf(",\n  \"matmul_cold_first_launch_ms\": %.1f", cold);
+}
+
 int main(int argc, char **argv) {
   bool sweep = argc > 1 && std::string(argv[1]) == "--softmax-sweep";
+  bool matmulOnly = argc > 1 && std::string(argv[1]) == "--matmul";
+  std::vector<examples::MatmulConfig> matmulSweep;
+  if (argc > 2 && std::string(argv[1]) == "--matmul-sweep")
+    for (int i = 2; i < argc; ++i)
+      matmulSweep.push_back(parseMatmulConfig(argv[i]));
   auto dev = runtime::Device::get(0);
   if (!dev)
     fail(dev.error().message());
@@ -145,6 +300,11 @@ int main(int argc, char **argv) {
   DeviceBuffer flush = allocate(256 << 20);
   flushBuffer = &flush;
   std::printf("{\n  \"device\": \"%s\"", device->name().c_str());
+  if (matmulOnly || !matmulSweep.empty()) {
+    benchMatmul(matmulSweep);
+    std::printf("\n}\n");
+    return 0;
+  }
 
   // vector_add, 2^26 f32: 3 x 4 bytes per element move.
   {
@@ -276,6 +436,7 @@ int main(int argc, char **argv) {
     });
     std::printf(",\n  \"runtime_launch_us\": %.2f,\n  \"driver_launch_us\": %.2f", runtimeLaunch, driverLaunch);
   }
+  benchMatmul({});
   std::printf("\n}\n");
   std::filesystem::remove_all(cache);
   return 0;

@@ -3,6 +3,8 @@
 
   python3 bench/run.py path/to/brick-bench            (on the GPU machine; .ci/gpu-package builds brick-bench)
   python3 bench/run.py --sweep path/to/brick-bench    (softmax at 1..8 rows x 1..16 warps per program)
+  python3 bench/run.py --matmul path/to/brick-bench   (matmul alone: Brick, cuBLAS, Triton)
+  python3 bench/run.py --matmul-sweep path/to/brick-bench 128,128,64,8,8,3 ...   (matmul configs vs cuBLAS)
 
 Brick's numbers come from brick-bench (CUDA events, L2 flushed, median of 50); torch's and Triton's from
 triton.testing.do_bench (which also flushes L2; median). Prints a table of GB/s and ratios, and the JSON.
@@ -39,6 +41,90 @@ def nop(p):
     pass
 
 
+# Triton's tutorial matmul (grouped program order, masked K tail), autotuned over the configurations the anchors use.
+@triton.autotune(configs=[
+    triton.Config({'BM': 128, 'BN': 256, 'BK': 64, 'G': 8}, num_stages=3, num_warps=8),
+    triton.Config({'BM': 128, 'BN': 128, 'BK': 64, 'G': 8}, num_stages=4, num_warps=4),
+    triton.Config({'BM': 128, 'BN': 256, 'BK': 64, 'G': 8}, num_stages=4, num_warps=8),
+    triton.Config({'BM': 64, 'BN': 128, 'BK': 64, 'G': 8}, num_stages=4, num_warps=4),
+], key=['M', 'N', 'K'])
+@triton.jit
+def triton_matmul(a, b, c, M, N, K, sam, sak, sbk, sbn, scm, scn,
+                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, G: tl.constexpr):
+    pid = tl.program_id(0)
+    tiles_m, tiles_n = tl.cdiv(M, BM), tl.cdiv(N, BN)
+    group = pid // (G * tiles_n)
+    first = group * G
+    size = min(tiles_m - first, G)
+    tm = first + (pid % (G * tiles_n)) % size
+    tn = (pid % (G * tiles_n)) // size
+    rm = (tm * BM + tl.arange(0, BM)) % M
+    rn = (tn * BN + tl.arange(0, BN)) % N
+    rk = tl.arange(0, BK)
+    pa = a + rm[:, None] * sam + rk[None, :] * sak
+    pb = b + rk[:, None] * sbk + rn[None, :] * sbn
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(tl.load(pa, mask=rk[None, :] < K - k * BK, other=0.0),
+                     tl.load(pb, mask=rk[:, None] < K - k * BK, other=0.0), acc)
+        pa += BK * sak
+        pb += BK * sbk
+    cm = tm * BM + tl.arange(0, BM)
+    cn = tn * BN + tl.arange(0, BN)
+    tl.store(c + cm[:, None] * scm + cn[None, :] * scn, acc.to(c.dtype.element_ty),
+             mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+def run_triton_matmul(a, b, c):
+    M, K = a.shape
+    N = b.shape[1]
+    grid = lambda meta: (triton.cdiv(M, meta['BM']) * triton.cdiv(N, meta['BN']),)
+    triton_matmul[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1))
+
+
+MATMUL_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (4000, 4000, 4000), (16, 8192, 8192)]
+
+
+def matmul_anchors():
+    """cuBLAS (torch.matmul) and Triton's tutorial matmul, TFLOP/s, with Triton's cold first call."""
+    anchors = {}
+    for dtype, name in ((torch.float16, "fp16"), (torch.bfloat16, "bf16")):
+        for (M, N, K) in MATMUL_SHAPES:
+            a = torch.randn(M, K, device="cuda", dtype=dtype)
+            b = torch.randn(K, N, device="cuda", dtype=dtype)
+            c = torch.empty(M, N, device="cuda", dtype=dtype)
+            flops = 2 * M * N * K
+            key = f"matmul_{name}_{M}x{N}x{K}"
+            anchors[key + "_cublas"] = flops / median_ms(lambda: torch.matmul(a, b, out=c)) / 1e9
+            start = time.perf_counter()
+            run_triton_matmul(a, b, c)
+            torch.cuda.synchronize()
+            anchors[key + "_triton_first_call_s"] = time.perf_counter() - start
+            anchors[key + "_triton"] = flops / median_ms(lambda: run_triton_matmul(a, b, c)) / 1e9
+    a = torch.randn(4096, 4096, device="cuda")
+    b = torch.randn(4096, 4096, device="cuda")
+    torch.backends.cuda.matmul.allow_tf32 = True
+    anchors["matmul_tf32_4096x4096x4096_cublas"] = 2 * 4096 ** 3 / median_ms(lambda: a @ b) / 1e9
+    torch.backends.cuda.matmul.allow_tf32 = False
+    return anchors
+
+
+def print_matmul(brick, anchors):
+    print(f"{'matmul (TFLOP/s)':28s} {'Brick':>8s} {'cuBLAS':>8s} {'Triton':>8s}  {'/cuBLAS':>7s} {'/Triton':>8s} {'rel.err':>8s}")
+    keys = [f"matmul_{n}_{M}x{N}x{K}" for n in ("fp16", "bf16") for (M, N, K) in MATMUL_SHAPES]
+    keys.append("matmul_tf32_4096x4096x4096")
+    for key in keys:
+        b = brick[key + "_TFLOPs"]
+        cub = anchors[key + "_cublas"]
+        tri = anchors.get(key + "_triton")
+        tri_text = f"{tri:8.1f}" if tri else f"{'-':>8s}"
+        ratio = f"{b / tri:8.2f}" if tri else f"{'-':>8s}"
+        print(f"{key[7:]:28s} {b:8.1f} {cub:8.1f} {tri_text}  {b / cub:7.2f} {ratio} {brick[key + '_relerr']:8.1e}")
+    triton_cold = max(v for k, v in anchors.items() if k.endswith("_triton_first_call_s"))
+    print(f"matmul cold first launch (compile + load): Brick {brick['matmul_cold_first_launch_ms']:.0f} ms; "
+          f"Triton's first calls (autotuning 4 configs) up to {triton_cold:.1f} s")
+
+
 def sweep(binary):
     """Softmax at each rows-per-tile x warps x grid setting: the five fastest for each shape."""
     import re
@@ -53,9 +139,31 @@ def sweep(binary):
         print(f"{shape:16s} " + " | ".join(f"{g:.0f}: {what}" for g, what in runs[:5]))
 
 
+def matmul_sweep(binary, configs):
+    """Brick's matmul at each config (BM,BN,BK,G,warps,stages), sm_80 code, against cuBLAS in the same run."""
+    import re
+    results = json.loads(subprocess.run([binary, "--matmul-sweep", *configs], check=True, capture_output=True,
+                                        text=True).stdout)
+    anchors = matmul_anchors()
+    for key, tflops in sorted(results.items()):
+        m = re.fullmatch(r"(matmul_\w+?_\d+x\d+x\d+)_cfg([\d,]+)_TFLOPs", key)
+        if m:
+            print(f"{m[1]:30s} cfg {m[2]:22s} {tflops:7.1f} TFLOP/s  {tflops / anchors[m[1] + '_cublas']:5.2f} of cuBLAS"
+                  f"  rel.err {results[key[:-7] + '_relerr']:.1e}")
+
+
 def main():
     if sys.argv[1] == "--sweep":
         return sweep(sys.argv[2])
+    if sys.argv[1] == "--matmul-sweep":
+        return matmul_sweep(sys.argv[2], sys.argv[3:])
+    if sys.argv[1] == "--matmul":
+        brick = json.loads(subprocess.run([sys.argv[2], "--matmul"], check=True, capture_output=True, text=True).stdout)
+        anchors = matmul_anchors()
+        print(brick["device"])
+        print_matmul(brick, anchors)
+        print(json.dumps({"brick": brick, "anchors": anchors}))
+        return
     brick = json.loads(subprocess.run([sys.argv[1]], check=True, capture_output=True, text=True).stdout)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     anchors = {}
@@ -108,6 +216,8 @@ def main():
           f"with the disk cache warm: {brick['softmax_disk_cached_first_launch_ms']:.1f} ms")
     print(f"cached launch: Brick {brick['cached_launch_us']:.2f} us (C++; runtime alone {brick['runtime_launch_us']:.2f}, "
           f"bare cuLaunchKernel {brick['driver_launch_us']:.2f}), Triton {anchors['triton_launch_us']:.2f} us (Python)")
+    anchors.update(matmul_anchors())
+    print_matmul(brick, anchors)
     print(json.dumps({"brick": brick, "anchors": anchors}))
 
 

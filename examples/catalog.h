@@ -20,6 +20,8 @@ struct Example {
   /// Builds the kernel's brick IR (into `context`, a fresh one when null); `run` sees the module.
   std::function<brick::BuildResult(mlir::MLIRContext *context, const std::function<void(mlir::Operation *)> &run)>
       build;
+  /// How the example's program launches it (what brickc uses unless told otherwise).
+  unsigned numWarps = 4, numStages = 3;
 };
 
 const std::vector<Example> &catalog();

@@ -10,8 +10,12 @@
 
 #include "brick/JIT/JIT.h"
 #include "brick/Support/HalfFloat.h"
+#include "matmul.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -34,7 +38,18 @@ Check runVectorAdd(const brick::runtime::Device &device, int n);
 /// with at most `maxPrograms` programs when given (each then loops over several tiles of rows).
 template <brick::ElementTag T>
 Check runSoftmax(const brick::runtime::Device &device, int rows, int cols, unsigned maxPrograms = 0);
-Check runMatmul(const brick::runtime::Device &device, int m, int n, int k);
+/// One matmul to run and check: its shape, how its operands are stored, and how to launch it.
+struct MatmulProblem {
+  int m, n, k;
+  bool transposeA = false, transposeB = false;            // A stored K x M, B stored N x K
+  int padding = 0;                                         // unused elements at the end of each stored row
+  brick::Precision precision = brick::Precision::TF32;     // for f32 inputs
+  std::optional<MatmulConfig> config;                      // default: matmulConfig(m, n, k, ...)
+  unsigned targetCapability = 0;                           // LaunchOptions::targetCapability
+};
+/// C = A * B with A and B of T (f16, bf16, f32: C the same; i8: C is i32), checked against float64: every
+/// element, or for large problems 4096 random ones and the last row and column.
+template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &device, const MatmulProblem &problem);
 /// `tokens` tokens, each routed to 2 of 8 experts.
 Check runMoe(const brick::runtime::Device &device, int tokens);
 
@@ -59,6 +74,16 @@ template <> struct Memory<brick::f16> {
   using Stored = uint16_t;
   static Stored from(float v) { return brick::floatToHalf(v); }
   static float to(Stored v) { return brick::halfToFloat(v); }
+};
+template <> struct Memory<brick::i8> {
+  using Stored = int8_t;
+  static Stored from(float v) { return Stored(v); }
+  static float to(Stored v) { return v; }
+};
+template <> struct Memory<brick::i32> {
+  using Stored = int32_t;
+  static Stored from(float v) { return Stored(v); }
+  static double to(Stored v) { return v; }
 };
 template <> struct Memory<brick::bf16> {
   using Stored = uint16_t;

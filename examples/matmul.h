@@ -4,15 +4,23 @@
 
 #include "brick/brick.h"
 
+#include <type_traits>
+
 namespace examples {
 using namespace brick;
 
-/// Launch with cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N) programs. Programs run in groups of GROUP_M rows of
-/// tiles, so consecutive programs share tiles of B in L2.
-template <ElementTag T = f16> auto matmul() {
-  return kernel("matmul", [](Ptr<T> a, Ptr<T> b, Ptr<T> c, Int M, Int N, Int K, Int strideAM, Int strideAK,
-                             Int strideBK, Int strideBN, Int strideCM, Int strideCN, Const<int> BLOCK_M,
-                             Const<int> BLOCK_N, Const<int> BLOCK_K, Const<int> GROUP_M) {
+/// C (M x N, elements Out) = A (M x K) * B (K x N), elements T: f16, bf16, f32 or i8. Any strides: a transposed
+/// operand is only other strides. The product accumulates in f32 (i32 for i8); f32 inputs multiply as
+/// `precision` says (tf32 tensor cores by default, as in Triton; tf32x3; or exact FMAs with IEEE).
+///
+/// Launch with cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N) programs. Programs run in groups of GROUP_M rows of tiles, so
+/// consecutive programs share tiles of B in L2. The compiler puts the dot on tensor cores and prefetches the
+/// tiles of A and B num_stages - 1 iterations ahead.
+template <ElementTag T = f16, ElementTag Out = T> auto matmul(Precision precision = Precision::TF32) {
+  using Accumulator = std::conditional_t<std::is_same_v<T, i8>, i32, f32>;
+  return kernel("matmul", [precision](Ptr<T> a, Ptr<T> b, Ptr<Out> c, Int M, Int N, Int K, Int strideAM, Int strideAK,
+                                      Int strideBK, Int strideBN, Int strideCM, Int strideCN, Const<int> BLOCK_M,
+                                      Const<int> BLOCK_N, Const<int> BLOCK_K, Const<int> GROUP_M) {
     auto [tileM, tileN] = grouped_tile(program_id(0), cdiv(M, BLOCK_M), cdiv(N, BLOCK_N), GROUP_M);
 
     // Rows and columns wrap around (% M, % N) so loads stay in bounds; the store masks them instead.
@@ -21,10 +29,10 @@ template <ElementTag T = f16> auto matmul() {
     Tensor ks = arange(0, BLOCK_K);
     Tensor aTile = a + rowsA.column() * strideAM + ks.row() * strideAK;
     Tensor bTile = b + ks.column() * strideBK + colsB.row() * strideBN;
-    Tensor acc = zeros<f32>({BLOCK_M, BLOCK_N});
+    Tensor acc = zeros<Accumulator>({BLOCK_M, BLOCK_N});
     for_range(0, cdiv(K, BLOCK_K), 1, carry(acc, aTile, bTile), [&](Int k) {
       Tensor kLeft = K - k * BLOCK_K;
-      acc = dot(load(aTile, ks.row() < kLeft, 0.0), load(bTile, ks.column() < kLeft, 0.0), acc);
+      acc = dot(load(aTile, ks.row() < kLeft, 0), load(bTile, ks.column() < kLeft, 0), acc, precision);
       aTile = aTile + BLOCK_K * strideAK;
       bTile = bTile + BLOCK_K * strideBK;
     });
@@ -33,6 +41,33 @@ template <ElementTag T = f16> auto matmul() {
     Tensor colsC = tileN * BLOCK_N + arange(0, BLOCK_N);
     store(c + rowsC.column() * strideCM + colsC.row() * strideCN, acc, (rowsC.column() < M) & (colsC.row() < N));
   });
+}
+
+/// How to launch matmul: tile sizes (the kernel's Const parameters), warps and pipeline stages.
+struct MatmulConfig {
+  int blockM = 128, blockN = 128, blockK = 64, groupM = 8;
+  unsigned warps = 8, stages = 3;
+  unsigned programs(int m, int n) const {
+    return unsigned((m + blockM - 1) / blockM) * unsigned((n + blockN - 1) / blockN);
+  }
+};
+
+/// Hand rules until the autotuner chooses: 128x128 tiles over 8 warps (a 32x64 accumulator per warp keeps
+/// ptxas from spilling) with K steps of 128 bytes of each row, 3 stages; 16 rows for a few rows (decode) with
+/// narrower tiles, so that more programs stream the weights.
+inline MatmulConfig matmulConfig(int m, int n, int k, int elementBytes) {
+  MatmulConfig config;
+  config.blockK = 128 / elementBytes;
+  if (m <= 16) {
+    config.blockM = 16;
+    config.blockN = 64;
+    config.blockK = 256 / elementBytes;
+    config.warps = 4;
+    config.stages = 4;
+  }
+  (void)n;
+  (void)k;
+  return config;
 }
 
 } // namespace examples

@@ -3,38 +3,148 @@
 #include "host.h"
 #include "matmul.h"
 
+#include <array>
+
 namespace examples {
 
-Check runMatmul(const brick::runtime::Device &device, int m, int n, int k) {
+namespace {
+using brick::Precision;
+
+template <brick::ElementTag T> struct MatmulTraits;
+template <> struct MatmulTraits<brick::f16> {
+  using Out = brick::f16;
+  static constexpr const char *name = "f16";
+};
+template <> struct MatmulTraits<brick::bf16> {
+  using Out = brick::bf16;
+  static constexpr const char *name = "bf16";
+};
+template <> struct MatmulTraits<brick::f32> {
+  using Out = brick::f32;
+  static constexpr const char *name = "f32";
+};
+template <> struct MatmulTraits<brick::i8> {
+  using Out = brick::i32;
+  static constexpr const char *name = "i8";
+};
+
+/// The kernel for T under `precision` (one per precision: it is part of the kernel's IR).
+template <brick::ElementTag T> auto &matmulKernel(Precision precision) {
+  using Kernel = decltype(matmul<T, typename MatmulTraits<T>::Out>());
+  static std::array<Kernel, 3> kernels = {matmul<T, typename MatmulTraits<T>::Out>(Precision::IEEE),
+                                          matmul<T, typename MatmulTraits<T>::Out>(Precision::TF32),
+                                          matmul<T, typename MatmulTraits<T>::Out>(Precision::TF32x3)};
+  return kernels[static_cast<int>(precision)];
+}
+
+const char *precisionName(Precision precision) {
+  return precision == Precision::IEEE ? "ieee" : precision == Precision::TF32 ? "tf32" : "tf32x3";
+}
+
+/// The most relative error a result may have: the output's rounding (f16, bf16) or the inputs' (tf32).
+template <brick::ElementTag T> double tolerance(Precision precision) {
+  if constexpr (std::is_same_v<T, brick::f16>)
+    return 2e-3;
+  else if constexpr (std::is_same_v<T, brick::bf16>)
+    return 1e-2;
+  else if constexpr (std::is_same_v<T, brick::i8>)
+    return 0; // i8 products sum exactly in i32
+  else
+    return precision == Precision::TF32 ? 3e-4 : 1e-5;
+}
+} // namespace
+
+template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &device, const MatmulProblem &problem) {
   using namespace host;
-  static auto kernel = matmul<brick::f16>();
-  Check check{"matmul f16 " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k), 0, 1e-2, {}, 0};
-  std::vector<float> a = randomFloats(size_t(m) * k), b = randomFloats(size_t(k) * n);
-  auto da = upload(device, toMemory<brick::f16>(a)), db = upload(device, toMemory<brick::f16>(b));
-  auto dc = poisoned(device, size_t(m) * n * sizeof(uint16_t));
+  using Out = typename MatmulTraits<T>::Out;
+  const int m = problem.m, n = problem.n, k = problem.k;
+  std::string what = std::string("matmul ") + MatmulTraits<T>::name;
+  if constexpr (std::is_same_v<T, brick::f32>)
+    what += std::string(" (") + precisionName(problem.precision) + ")";
+  what += " " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  if (problem.transposeA || problem.transposeB)
+    what += std::string(" with ") + (problem.transposeA ? "A" : "") + (problem.transposeB ? "B" : "") + " transposed";
+  if (problem.padding)
+    what += ", rows padded by " + std::to_string(problem.padding);
+  Check check{what, 0, tolerance<T>(problem.precision), {}, 0};
+
+  // A is stored M x K row-major (or K x M when transposed), B K x N (or N x K); each stored row has `padding`
+  // unused elements at its end, so strides are not the logical extents.
+  const int pad = problem.padding;
+  const int aRows = problem.transposeA ? k : m, aCols = problem.transposeA ? m : k;
+  const int bRows = problem.transposeB ? n : k, bCols = problem.transposeB ? k : n;
+  const int64_t aStride = aCols + pad, bStride = bCols + pad, cStride = n + pad;
+  std::vector<float> a = randomFloats(size_t(aRows) * aStride), b = randomFloats(size_t(bRows) * bStride);
+  // Rounding zero-mean inputs to tf32 alone costs about 2.9e-4 of relative error (10 mantissa bits; the rounding
+  // errors of a and b add), at the 3e-4 bound itself; inputs in [0, 1) (as torch.rand) keep the sums from
+  // cancelling, so a correct tf32 dot is well inside it while a biased one (truncating instead of rounding)
+  // is not.
+  if (std::is_same_v<T, brick::f32> && problem.precision == Precision::TF32)
+    for (std::vector<float> *values : {&a, &b})
+      for (float &v : *values)
+        v = std::fabs(v) - std::floor(std::fabs(v));
+  if constexpr (std::is_same_v<T, brick::i8>)
+    for (std::vector<float> *values : {&a, &b})
+      for (float &v : *values)
+        v = std::nearbyint(std::clamp(v * 40.0f, -127.0f, 127.0f));
+  auto da = upload(device, toMemory<T>(a)), db = upload(device, toMemory<T>(b));
+  size_t outBytes = sizeof(typename Memory<Out>::Stored);
+  auto dc = poisoned(device, size_t(m) * cStride * outBytes);
   for (auto *buffer : {&da, &db, &dc})
     if (!*buffer)
       return check.failure = buffer->error().message(), check;
-  const int blockM = 128, blockN = 128, blockK = 64, groupM = 8;
-  unsigned programs = unsigned((m + blockM - 1) / blockM * ((n + blockN - 1) / blockN));
+  auto elementA = [&](int i, int p) { return double(problem.transposeA ? a[size_t(p) * aStride + i] : a[size_t(i) * aStride + p]); };
+  auto elementB = [&](int p, int j) { return double(problem.transposeB ? b[size_t(j) * bStride + p] : b[size_t(p) * bStride + j]); };
+
+  MatmulConfig config = problem.config.value_or(matmulConfig(m, n, k, int(sizeof(typename Memory<T>::Stored))));
+  brick::LaunchOptions options{.numWarps = config.warps, .numStages = config.stages, .device = &device};
+  options.targetCapability = problem.targetCapability;
   brick::runtime::Error error = timed(check, [&] {
-    return kernel.launch(brick::Grid{programs}, brick::LaunchOptions{.device = &device}, *da, *db, *dc, m, n, k, k, 1,
-                         n, 1, n, 1, blockM, blockN, blockK, groupM);
+    return matmulKernel<T>(problem.precision)
+        .launch(brick::Grid{config.programs(m, n)}, options, *da, *db, *dc, m, n, k,
+                problem.transposeA ? 1 : aStride, problem.transposeA ? aStride : 1,
+                problem.transposeB ? 1 : bStride, problem.transposeB ? bStride : 1, cStride, 1, config.blockM,
+                config.blockN, config.blockK, config.groupM);
   });
   if (error)
     return check.failure = error.message(), check;
-  std::vector<uint16_t> c = download<uint16_t>(*dc, size_t(m) * n, check.failure);
+  std::vector<typename Memory<Out>::Stored> c = download<typename Memory<Out>::Stored>(*dc, size_t(m) * cStride, check.failure);
+
+  // Every element against float64, or (for large problems) 4096 random ones and the last row and column.
+  std::vector<std::pair<int, int>> elements;
+  if (double(m) * n * k <= double(1 << 27)) {
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j)
+        elements.emplace_back(i, j);
+  } else {
+    std::uniform_int_distribution<int> row(0, m - 1), column(0, n - 1);
+    for (int s = 0; s < 4096; ++s)
+      elements.emplace_back(row(rng()), column(rng()));
+    for (int j = 0; j < n; j += std::max(1, n / 256))
+      elements.emplace_back(m - 1, j);
+    for (int i = 0; i < m; i += std::max(1, m / 256))
+      elements.emplace_back(i, n - 1);
+  }
   std::vector<double> got, ref;
-  for (int i = 0; i < m; ++i)
-    for (int j = 0; j < n; ++j) {
-      double sum = 0;
-      for (int p = 0; p < k; ++p)
-        sum += double(a[size_t(i) * k + p]) * b[size_t(p) * n + j];
-      ref.push_back(sum);
-      got.push_back(brick::halfToFloat(c[size_t(i) * n + j]));
-    }
+  for (auto [i, j] : elements) {
+    double sum = 0;
+    for (int p = 0; p < k; ++p)
+      sum += elementA(i, p) * elementB(p, j);
+    ref.push_back(sum);
+    got.push_back(double(Memory<Out>::to(c[size_t(i) * cStride + j])));
+  }
+  // Nothing outside C may be written: the padding of each row is still poison.
+  for (int i = 0; i < m && pad; ++i)
+    for (int j = n; j < n + pad; ++j)
+      if (c[size_t(i) * cStride + j] != typename Memory<Out>::Stored(~0))
+        check.failure = "the kernel wrote outside C, at row " + std::to_string(i) + " column " + std::to_string(j);
   check.error = relativeError(got, ref);
   return check;
 }
+
+template Check runMatmul<brick::f16>(const brick::runtime::Device &, const MatmulProblem &);
+template Check runMatmul<brick::bf16>(const brick::runtime::Device &, const MatmulProblem &);
+template Check runMatmul<brick::f32>(const brick::runtime::Device &, const MatmulProblem &);
+template Check runMatmul<brick::i8>(const brick::runtime::Device &, const MatmulProblem &);
 
 } // namespace examples

@@ -10,7 +10,8 @@ std::vector<Check> runExample(const std::string &name, const brick::runtime::Dev
   if (name == "softmax")
     return {runSoftmax<brick::f32>(device, 64, 1000), runSoftmax<brick::bf16>(device, 5, 3000)};
   if (name == "matmul")
-    return {runMatmul(device, 100, 70, 50), runMatmul(device, 256, 256, 256)};
+    return {runMatmul<brick::f16>(device, {100, 70, 50}), runMatmul<brick::bf16>(device, {256, 256, 256}),
+            runMatmul<brick::f32>(device, {17, 33, 65}), runMatmul<brick::i8>(device, {64, 96, 128})};
   if (name == "moe")
     return {runMoe(device, 7), runMoe(device, 100)};
   return {Check{name, 0, 0, "there is no example called '" + name + "'", 0}};

@@ -65,6 +65,49 @@ def BrickGPU_SliceEncodingAttr : BrickGPU_Attr<"SliceEncoding", "slice",
   let genVerifyDecl = 1;
 }
 
+def BrickGPU_MmaEncodingAttr : BrickGPU_Attr<"MmaEncoding", "mma",
+    [DeclareAttrInterfaceMethods<BrickGPU_DistributedLayout>]> {
+  let summary = "The accumulator of tensor-core instructions: mma.sync (version 2) tiles of 16x8 per warp";
+  let description = [{
+    Version 2 is the accumulator of `mma.sync.m16n8k*`: in each 16x8 tile a warp holds, lane `l` holds the
+    elements (l / 4, 2 * (l % 4) + {0, 1}) and the same two 8 rows further down. `warpsPerCTA` spreads warps over
+    M and N (warp bits along N first); a block larger than the warps' tiles repeats the tile in each thread's
+    registers, along N first, then M. `instrShape` is the instruction's [M, N]: [16, 8].
+    ```mlir
+    #brickgpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$versionMajor, ArrayRefParameter<"unsigned">:$warpsPerCTA,
+                        ArrayRefParameter<"unsigned">:$instrShape);
+  let assemblyFormat = [{
+    `<` `{` `version` `=` $versionMajor `,` `warpsPerCTA` `=` `[` $warpsPerCTA `]` `,`
+    `instrShape` `=` `[` $instrShape `]` `}` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def BrickGPU_DotOperandEncodingAttr : BrickGPU_Attr<"DotOperandEncoding", "dot_op",
+    [DeclareAttrInterfaceMethods<BrickGPU_DistributedLayout>]> {
+  let summary = "An operand of a tensor-core dot, in the registers its instruction reads";
+  let description = [{
+    `opIdx` 0 is A (M x K), 1 is B (K x N) of a dot whose result has the `#mma` layout `parent`. `kWidth` is how many
+    elements along K one thread holds together in a 32-bit register (2 for f16 and bf16, 1 for tf32, 4 for i8).
+    For mma.sync the instruction's K is 8 * kWidth; A's fragment holds (l / 4, kWidth * (l % 4) + i) and the copies 8
+    rows down and 4 * kWidth along K; B's holds (kWidth * (l % 4) + i, l / 4) and the copy 4 * kWidth along K. Warps
+    that split the parent along the other operand's dimension hold the same elements.
+    ```mlir
+    #brickgpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$opIdx, "::mlir::brickgpu::MmaEncodingAttr":$parent, "unsigned":$kWidth);
+  let assemblyFormat = "`<` `{` struct(params) `}` `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The instruction's K: how many elements along K one mma.sync consumes.
+    unsigned getInstrK() const { return 8 * getKWidth(); }
+  }];
+}
+
 def BrickGPU_SharedEncodingAttr : BrickGPU_Attr<"SharedEncoding", "shared"> {
   let summary = "How a block is laid out in shared memory: row order and an XOR swizzle against bank conflicts";
   let description = [{

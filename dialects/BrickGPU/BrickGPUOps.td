@@ -6,6 +6,7 @@ include "BrickGPU/BrickGPUAttrs.td"
 include "BrickGPU/BrickGPUTypes.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "Brick/BrickTypes.td"
 
 def BrickGPU_SharedMemory : Resource<"::mlir::brickgpu::SharedMemory">;
 
@@ -52,6 +53,50 @@ def BrickGPU_BarrierOp : BrickGPU_Op<"barrier", [MemoryEffects<[MemRead<BrickGPU
                                                                  MemWrite<BrickGPU_SharedMemory>]>]> {
   let summary = "Wait until every thread of the program arrives; orders shared-memory accesses (bar.sync 0)";
   let assemblyFormat = "attr-dict";
+}
+
+def BrickGPU_MemDescIndexOp : BrickGPU_Op<"memdesc_index", [Pure]> {
+  let summary = "One slot of a ring of shared-memory buffers";
+  let description = [{
+    `brickgpu.memdesc_index %ring[%i] : !brickgpu.memdesc<3x128x64xf16, #s> -> !brickgpu.memdesc<128x64xf16, #s>`
+    is buffer `%i` of the ring (its leading dimension): the same layout, `%i` buffers further on.
+  }];
+  let arguments = (ins BrickGPU_MemDescType:$src, I32:$index);
+  let results = (outs BrickGPU_MemDescType:$result);
+  let assemblyFormat = "$src `[` $index `]` attr-dict `:` qualified(type($src)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def BrickGPU_AsyncCopyGlobalToLocalOp : BrickGPU_Op<"async_copy_global_to_local",
+    [MemoryEffects<[MemRead, MemWrite<BrickGPU_SharedMemory>]>]> {
+  let summary = "Start copying a block from global memory into a shared-memory buffer (cp.async)";
+  let description = [{
+    `brickgpu.async_copy_global_to_local %ptrs, %buffer mask %m : tensor<128x64x!brick.ptr<f16>, #l> -> !memdesc`
+    starts one `cp.async` per vector of contiguous elements a thread holds (4, 8 or 16 bytes). Where the mask is
+    false nothing is read and zeros are written. The copy completes at a later `async_wait` that leaves fewer
+    groups pending than were committed since; until then the buffer must not be read.
+  }];
+  let arguments = (ins Brick_PtrLike:$ptr, BrickGPU_MemDescType:$dst, Optional<Brick_BoolLike>:$mask);
+  let assemblyFormat = "$ptr `,` $dst (`mask` $mask^)? attr-dict `:` type($ptr) `->` qualified(type($dst)) (`,` type($mask)^)?";
+  let hasVerifier = 1;
+}
+
+def BrickGPU_AsyncCommitGroupOp : BrickGPU_Op<"async_commit_group",
+    [MemoryEffects<[MemWrite<BrickGPU_SharedMemory>]>]> {
+  let summary = "Close the group of this thread's async copies started since the last commit (cp.async.commit_group)";
+  let assemblyFormat = "attr-dict";
+}
+
+def BrickGPU_AsyncWaitOp : BrickGPU_Op<"async_wait",
+    [MemoryEffects<[MemRead<BrickGPU_SharedMemory>, MemWrite<BrickGPU_SharedMemory>]>]> {
+  let summary = "Wait until at most `pending` of this thread's committed copy groups are still running";
+  let description = [{
+    `brickgpu.async_wait %ring {pending = 1 : i32}` is `cp.async.wait_group 1`. Its operands are the buffers the
+    copies write: they stay allocated until the wait (a `brickgpu.barrier` after it makes every thread's copies
+    visible to the others).
+  }];
+  let arguments = (ins Variadic<BrickGPU_MemDescType>:$buffers, I32Attr:$pending);
+  let assemblyFormat = "($buffers^ `:` qualified(type($buffers)))? attr-dict";
 }
 
 #endif // BRICKGPU_OPS_TD

@@ -325,3 +325,24 @@ int64_t ModuleAxisInfo::getMaskConstancy(Value mask, unsigned dim) const {
   AxisInfo info = get(mask);
   return dim < info.getRank() ? info.getConstancy(dim) : 1;
 }
+
+unsigned mlir::brick::getMemoryAccessWidth(const ModuleAxisInfo &axisInfo, Value pointers, Value mask,
+                                          unsigned elementBits) {
+  auto type = dyn_cast<RankedTensorType>(pointers.getType());
+  if (!type)
+    return 1;
+  brickgpu::LinearLayout layout = brickgpu::getLinearLayout(type);
+  if (layout.getRegisterBases().empty())
+    return 1;
+  // The dimension consecutive registers step along.
+  const auto &first = layout.getRegisterBases().front();
+  unsigned dim = std::find_if(first.begin(), first.end(), [](int64_t x) { return x != 0; }) - first.begin();
+  if (dim >= first.size())
+    return 1;
+  int64_t width = layout.getContiguousRegisters(dim);
+  width = std::min<int64_t>(width, axisInfo.getVectorizableElements(pointers, dim));
+  width = std::min<int64_t>(width, axisInfo.getMaskConstancy(mask, dim));
+  width = std::min<int64_t>(width, 128 / elementBits);
+  return std::max<int64_t>(1, width);
+}
+

@@ -60,8 +60,9 @@ int64_t mlir::brick::getScratchBytes(Operation *op) {
         return bytes;
       })
       .Case([](DotOp dot) -> int64_t {
-        // The FMA fallback stages both operands in shared memory.
-        if (!brickgpu::getLayout(dot.getA().getType()))
+        // The FMA fallback stages both operands in shared memory; mma.sync reads them from registers.
+        if (!brickgpu::getLayout(dot.getA().getType()) ||
+            isa<brickgpu::MmaEncodingAttr>(cast<RankedTensorType>(dot.getType()).getEncoding()))
           return 0;
         return llvm::alignTo(blockBytes(dot.getA().getType()), 16) + blockBytes(dot.getB().getType());
       })

@@ -103,7 +103,15 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
     layouts.numWarps = options.numWarps;
     pm.addPass(mlir::brick::createConvertBrickToBrickGPU(layouts));
     pm.addPass(mlir::brick::createBrickGPUCoalesce());
+    mlir::brick::BrickGPUAccelerateDotOptions accelerate;
+    accelerate.computeCapability = options.target.computeCapability;
+    pm.addPass(mlir::brick::createBrickGPUAccelerateDot(accelerate));
     pm.addPass(mlir::brick::createBrickGPURemoveLayoutConversions());
+    mlir::brick::BrickGPUPipelineOptions pipelining;
+    pipelining.numStages = options.numStages;
+    pm.addPass(mlir::brick::createBrickGPUPipeline(pipelining));
+    // What the pipeline leaves behind: loop values only the copies it replaced read.
+    pm.addPass(mlir::createRemoveDeadValuesPass());
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
     pm.addPass(mlir::brick::createBrickGPUAllocateSharedMemory());
@@ -165,7 +173,7 @@ llvm::Expected<Artifacts> compile(mlir::ModuleOp module, const CompileOptions &o
 
   if (stage == Stage::Bundle && findPtxas().empty())
     return artifacts; // the driver compiles the PTX at load
-  auto cubin = assembleCubin(artifacts.ptx, options.target, &artifacts.usage);
+  auto cubin = assembleCubin(artifacts.ptx, options.assembleFor.value_or(options.target), &artifacts.usage);
   if (!cubin)
     return cubin.takeError();
   artifacts.cubin = std::move(*cubin);

@@ -97,8 +97,9 @@ std::string specializationKey(const JitKernel &kernel, const Specialization &spe
   std::string key = "(";
   for (size_t i = 0; i < spec.size(); ++i)
     key += (i ? ", " : "") + describeArg(spec[i]);
+  std::string code = options.targetCapability ? "sm_" + std::to_string(options.targetCapability) + " code for " : "";
   return key + ") warps=" + std::to_string(options.numWarps) + " stages=" + std::to_string(options.numStages) + " " +
-         target;
+         code + target;
 }
 
 runtime::Expected<mlir::OwningOpRef<mlir::ModuleOp>> buildModule(const JitKernel &kernel, const Specialization &spec,
@@ -134,9 +135,18 @@ void remember(JitState &state, llvm::ArrayRef<int64_t> key, std::shared_ptr<void
 runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &kernel, const Specialization &spec,
                                                                const LaunchOptions &options, const std::string &target,
                                                                std::string *why) {
-  auto gpu = GpuTarget::parse(target);
-  if (!gpu)
-    return runtime::Error(llvm::toString(gpu.takeError()));
+  auto device = GpuTarget::parse(target);
+  if (!device)
+    return runtime::Error(llvm::toString(device.takeError()));
+  // The code's target: the device's, or an older generation the launch asks for (assembled for the device).
+  GpuTarget gpu = *device;
+  if (options.targetCapability && options.targetCapability != device->computeCapability) {
+    if (options.targetCapability < 80 || options.targetCapability > device->computeCapability)
+      return runtime::Error("kernel '" + kernel.name + "': LaunchOptions::targetCapability " +
+                            std::to_string(options.targetCapability) + " must be from 80 to the device's " +
+                            std::to_string(device->computeCapability));
+    gpu = GpuTarget{options.targetCapability, false};
+  }
   mlir::DialectRegistry registry;
   registerPipelineDialects(registry);
   mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
@@ -147,7 +157,7 @@ runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &
 
   // The disk cache key: the IR itself, the options and the compiler.
   std::string options_ = "warps=" + std::to_string(options.numWarps) + " stages=" + std::to_string(options.numStages) +
-                         " target=" + target + " compiler=" BRICK_COMPILER_ID;
+                         " target=" + gpu.name() + " device=" + target + " compiler=" BRICK_COMPILER_ID;
   std::string key = kernel.name + "-" + hex(runtime::fnv1a(ir + "\n" + options_));
   std::string directory = cacheDirectory();
   std::string path = directory + "/" + key + ".brick";
@@ -162,8 +172,10 @@ runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &
   }
 
   CompileOptions compileOptions;
-  compileOptions.target = *gpu;
+  compileOptions.target = gpu;
+  compileOptions.assembleFor = *device;
   compileOptions.numWarps = options.numWarps;
+  compileOptions.numStages = options.numStages;
   if (const char *dump = std::getenv("BRICK_DUMP_DIR"); dump && *dump)
     compileOptions.dumpDirectory = std::string(dump) + "/" + key;
   mlir::ScopedDiagnosticHandler errors(&context, [&](mlir::Diagnostic &diagnostic) {
@@ -175,7 +187,7 @@ runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &
   if (!artifacts)
     return runtime::Error("kernel '" + kernel.name + "' failed to compile: " + llvm::toString(artifacts.takeError()) +
                           damage);
-  runtime::KernelBundle bundle = artifacts->bundle(*gpu);
+  runtime::KernelBundle bundle = artifacts->bundle(*device);
   llvm::sys::fs::create_directories(directory);
   // A cache that cannot be written costs a recompile next time, nothing more.
   (void)bundle.writeFile(path);
@@ -258,6 +270,7 @@ void compactKey(const std::vector<ParamInfo> &params, const LaunchArg *args, con
   }
   key.push_back(options.numWarps);
   key.push_back(options.numStages);
+  key.push_back(options.targetCapability);
   key.push_back(capability);
 }
 

@@ -13,6 +13,7 @@
 #include "brick/Dialect/BrickGPU/BrickGPUDialect.h"
 #include "brick/Transforms/Passes.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -44,11 +45,12 @@ bool isElementwise(Operation *op) {
   return isMemoryEffectFree(op);
 }
 
-/// Whether `value` can be recomputed in `layout` from scalars and constants alone.
-bool canRecompute(Value value, Attribute layout, int depth = kMaxDepth) {
+/// Whether `value` can be recomputed in `layout` from scalars and constants alone (and `available`, a value
+/// about to be given that layout).
+bool canRecompute(Value value, Attribute layout, Value available = {}, int depth = kMaxDepth) {
   if (!isa<RankedTensorType>(value.getType()))
     return true;
-  if (layoutOf(value) == layout)
+  if (layoutOf(value) == layout || value == available)
     return true;
   Operation *op = value.getDefiningOp();
   if (!op || depth == 0)
@@ -61,12 +63,13 @@ bool canRecompute(Value value, Attribute layout, int depth = kMaxDepth) {
     auto distributed = dyn_cast<DistributedLayoutAttr>(layout);
     return distributed &&
            canRecompute(expand.getSrc(), SliceEncodingAttr::get(op->getContext(), expand.getAxis(), distributed),
-                        depth - 1);
+                        available, depth - 1);
   }
   if (auto broadcast = dyn_cast<BroadcastOp>(op))
-    return canRecompute(broadcast.getSrc(), layout, depth - 1);
+    return canRecompute(broadcast.getSrc(), layout, available, depth - 1);
   if (isElementwise(op))
-    return llvm::all_of(op->getOperands(), [&](Value operand) { return canRecompute(operand, layout, depth - 1); });
+    return llvm::all_of(op->getOperands(),
+                        [&](Value operand) { return canRecompute(operand, layout, available, depth - 1); });
   return false;
 }
 
@@ -203,14 +206,73 @@ struct SinkConversionThroughReduce : OpRewritePattern<ReduceOp> {
   }
 };
 
+/// Carries loop value `index` of `loop` in the layout its users in the loop convert it to, when every such
+/// conversion agrees and the value the loop yields comes from that layout or can be recomputed in it: the
+/// conversion then happens once, before the loop, instead of in every iteration. Leaves conversions to the old
+/// layout at the edges (the patterns above remove those that are not needed).
+bool carryInUsersLayout(scf::ForOp loop, unsigned index) {
+  BlockArgument argument = loop.getRegionIterArg(index);
+  auto type = dyn_cast<RankedTensorType>(argument.getType());
+  if (!type || !type.getEncoding())
+    return false;
+  Attribute target;
+  for (Operation *user : argument.getUsers()) {
+    auto convert = dyn_cast<ConvertLayoutOp>(user);
+    if (!convert)
+      continue;
+    if (target && target != layoutOf(convert.getResult()))
+      return false;
+    target = layoutOf(convert.getResult());
+  }
+  if (!target || target == type.getEncoding())
+    return false;
+  Value yielded = loop.getYieldedValues()[index];
+  auto convert = yielded.getDefiningOp<ConvertLayoutOp>();
+  if (!(convert && layoutOf(convert.getSrc()) == target) && !canRecompute(yielded, target, argument))
+    return false;
+
+  Location loc = loop.getLoc();
+  RankedTensorType carried = withLayout(type, target);
+  OpBuilder builder(loop);
+  loop.getInitArgsMutable()[index].set(ConvertLayoutOp::create(builder, loc, carried, loop.getInitArgs()[index]));
+  argument.setType(carried);
+  builder.setInsertionPointToStart(loop.getBody());
+  auto asBefore = ConvertLayoutOp::create(builder, loc, type, argument);
+  argument.replaceAllUsesExcept(asBefore, asBefore);
+  Operation *yield = loop.getBody()->getTerminator();
+  builder.setInsertionPoint(yield);
+  yield->setOperand(index, ConvertLayoutOp::create(builder, loc, carried, yield->getOperand(index)));
+  OpResult result = loop->getResult(index);
+  result.setType(carried);
+  builder.setInsertionPointAfter(loop);
+  auto after = ConvertLayoutOp::create(builder, loc, type, result);
+  result.replaceAllUsesExcept(after, after);
+  return true;
+}
+
 struct RemoveLayoutConversionsPass : impl::BrickGPURemoveLayoutConversionsBase<RemoveLayoutConversionsPass> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
     patterns.add<RecomputeInTargetLayout, SinkConversionThroughElementwise, SinkConversionThroughReduce>(context);
     ConvertLayoutOp::getCanonicalizationPatterns(patterns, context);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    // Rounds of cleanup and loop re-layout; a loop value changes layout at most once, so this ends.
+    llvm::DenseSet<std::pair<Operation *, unsigned>> relaidOut;
+    while (true) {
+      if (failed(applyPatternsGreedily(getOperation(), frozen)))
+        return signalPassFailure();
+      bool changed = false;
+      getOperation().walk([&](scf::ForOp loop) {
+        for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+          if (!relaidOut.contains({loop, i}) && carryInUsersLayout(loop, i)) {
+            relaidOut.insert({loop, i});
+            changed = true;
+          }
+      });
+      if (!changed)
+        break;
+    }
   }
 };
 } // namespace

@@ -80,9 +80,71 @@ TEST_P(Examples, SoftmaxF16) {
     EXPECT_PASSES(examples::runSoftmax<f16>(device(), rows, cols));
 }
 
+// Matmul: ragged shapes, strided (padded rows) and transposed operands, every input type. The interpreter gets
+// the small ones (it multiplies exactly, element by element); the GPU gets them all.
+bool onGpu(const runtime::Device &device) { return !device.isInterpreter(); }
+
 TEST_P(Examples, MatmulF16) {
-  for (auto [m, n, k] : {std::tuple{128, 128, 64}, {256, 384, 512}, {100, 70, 50}, {1, 300, 33}, {513, 129, 257}})
-    EXPECT_PASSES(examples::runMatmul(device(), m, n, k));
+  for (auto [m, n, k] : {std::tuple{128, 128, 64}, {256, 384, 512}, {100, 70, 50}, {1, 300, 33}, {513, 129, 257},
+                         {17, 33, 65}})
+    EXPECT_PASSES(examples::runMatmul<f16>(device(), {m, n, k}));
+  EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = 64, .n = 80, .k = 96, .transposeA = true}));
+  EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = 64, .n = 80, .k = 96, .transposeB = true, .padding = 8}));
+  EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = 33, .n = 65, .k = 40, .transposeA = true, .transposeB = true, .padding = 3}));
+  if (!onGpu(device()))
+    return;
+  for (auto [m, n, k] : {std::tuple{1000, 1000, 1000}, {1, 4096, 4096}, {4000, 4000, 4000}})
+    EXPECT_PASSES(examples::runMatmul<f16>(device(), {m, n, k}));
+  EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = 1000, .n = 1000, .k = 1000, .transposeA = true, .transposeB = true}));
+  EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = 1000, .n = 1000, .k = 1000, .padding = 24}));
+}
+
+TEST_P(Examples, MatmulBf16) {
+  for (auto [m, n, k] : {std::tuple{17, 33, 65}, {256, 128, 192}})
+    EXPECT_PASSES(examples::runMatmul<bf16>(device(), {m, n, k}));
+  EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = 64, .n = 80, .k = 96, .transposeA = true, .transposeB = true}));
+  if (!onGpu(device()))
+    return;
+  for (auto [m, n, k] : {std::tuple{1000, 1000, 1000}, {1, 4096, 4096}, {4000, 4000, 4000}})
+    EXPECT_PASSES(examples::runMatmul<bf16>(device(), {m, n, k}));
+  EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = 1000, .n = 1000, .k = 1000, .transposeB = true, .padding = 8}));
+}
+
+TEST_P(Examples, MatmulF32) {
+  for (Precision precision : {Precision::TF32, Precision::TF32x3, Precision::IEEE}) {
+    EXPECT_PASSES(examples::runMatmul<f32>(device(), {.m = 17, .n = 33, .k = 65, .precision = precision}));
+    EXPECT_PASSES(examples::runMatmul<f32>(device(), {.m = 64, .n = 80, .k = 96, .transposeA = true, .precision = precision}));
+    if (onGpu(device()))
+      for (auto [m, n, k] : {std::tuple{1000, 1000, 1000}, {1, 4096, 4096}})
+        EXPECT_PASSES(examples::runMatmul<f32>(device(), {.m = m, .n = n, .k = k, .precision = precision}));
+  }
+}
+
+TEST_P(Examples, MatmulI8) {
+  EXPECT_PASSES(examples::runMatmul<i8>(device(), {17, 33, 65}));
+  EXPECT_PASSES(examples::runMatmul<i8>(device(), {.m = 64, .n = 96, .k = 128, .transposeB = true}));
+  EXPECT_PASSES(examples::runMatmul<i8>(device(), {.m = 64, .n = 96, .k = 128, .transposeA = true}));
+  if (onGpu(device()))
+    for (auto [m, n, k] : {std::tuple{1000, 1000, 1000}, {1, 4096, 4096}})
+      EXPECT_PASSES(examples::runMatmul<i8>(device(), {m, n, k}));
+}
+
+// The code an A100 gets (mma.sync, ldmatrix, cp.async), run on whatever GPU is here.
+TEST_P(Examples, MatmulSm80CodeOnThisGpu) {
+  if (!onGpu(device()))
+    GTEST_SKIP() << "the interpreter runs brick IR, not sm_80 code";
+  for (auto [m, n, k] : {std::tuple{17, 33, 65}, {1000, 1000, 1000}})
+    EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = m, .n = n, .k = k, .targetCapability = 80}));
+  EXPECT_PASSES(examples::runMatmul<f32>(device(), {.m = 1000, .n = 1000, .k = 1000, .targetCapability = 80}));
+}
+
+// Every stage count and warp count the pipeline and the layouts have: the same answer.
+TEST_P(Examples, MatmulConfigs) {
+  for (unsigned stages : {1u, 2u, 3u, 4u})
+    for (unsigned warps : {1u, 2u, 4u, 8u})
+      EXPECT_PASSES(examples::runMatmul<f16>(
+          device(), {.m = onGpu(device()) ? 300 : 40, .n = 200, .k = onGpu(device()) ? 520 : 72,
+                     .config = examples::MatmulConfig{64, 64, 32, 4, warps, stages}}));
 }
 
 TEST_P(Examples, MoeBf16) {

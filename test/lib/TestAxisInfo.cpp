@@ -31,5 +31,5 @@ struct TestAxisInfoPass : mlir::PassWrapper<TestAxisInfoPass, mlir::OperationPas
 };
 } // namespace
 
-void registerTestPasses() { mlir::PassRegistration<TestAxisInfoPass>(); }
+void registerTestAxisInfoPass() { mlir::PassRegistration<TestAxisInfoPass>(); }
 } // namespace brick::test

@@ -32,7 +32,12 @@ static cl::opt<std::string> emit("emit", cl::desc("Stage to stop at and print: b
                                                   "loads without the compiler)"),
                                  cl::init("ptx"));
 static cl::opt<std::string> arch("arch", cl::desc("GPU architecture: sm_80, sm_90 or sm_90a"), cl::init("sm_90a"));
-static cl::opt<unsigned> numWarps("num-warps", cl::desc("Warps per program"), cl::init(4));
+static cl::opt<unsigned> numWarps("num-warps", cl::desc("Warps per program (default: 4, or the example's)"),
+                                  cl::init(4));
+static cl::opt<unsigned> numStages("num-stages",
+                                   cl::desc("Buffers per ring when prefetching a loop's dot operands (1: none; "
+                                            "default: 3, or the example's)"),
+                                   cl::init(3));
 static cl::opt<bool> noFastMath("no-fast-math", cl::desc("Precise exp/log/sin/cos/tanh (polynomials) instead of "
                                                          "PTX's approximate instructions"));
 static cl::opt<std::string> dumpDir("dump-dir", cl::desc("Write the IR after every pass, the LLVM IR and the PTX "
@@ -64,6 +69,8 @@ int main(int argc, char **argv) {
     return fail(toString(target.takeError()));
   if (numWarps == 0 || (numWarps & (numWarps - 1)) || numWarps > 32)
     return fail("--num-warps must be a power of two from 1 to 32, got " + Twine(numWarps));
+  if (numStages == 0 || numStages > 8)
+    return fail("--num-stages must be from 1 to 8, got " + Twine(numStages));
   if (inputFile.empty() == exampleName.empty())
     return fail("give either an input .mlir file or --example=<name> (--list-examples lists them)");
 
@@ -87,6 +94,11 @@ int main(int argc, char **argv) {
       errs() << built.errors();
       return 1;
     }
+    // The example's own launch configuration, unless the command line says otherwise.
+    if (!numWarps.getNumOccurrences())
+      numWarps = example->numWarps;
+    if (!numStages.getNumOccurrences())
+      numStages = example->numStages;
   } else {
     std::string message;
     auto file = mlir::openInputFile(inputFile, &message);
@@ -101,6 +113,7 @@ int main(int argc, char **argv) {
   brick::CompileOptions options;
   options.target = *target;
   options.numWarps = numWarps;
+  options.numStages = numStages;
   options.fastMath = !noFastMath;
   options.dumpDirectory = dumpDir;
   // The resource report needs a cubin, whatever stage is printed: it compiles a copy.

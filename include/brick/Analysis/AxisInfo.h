@@ -79,6 +79,11 @@ private:
   DataFlowSolver solver_;
 };
 
+/// How many consecutive registers one memory instruction through `pointers` (a block with a distributed layout)
+/// may cover: as many as the layout keeps contiguous, the axis info proves aligned and contiguous, the mask
+/// keeps constant, and 16 bytes hold (`elementBits` each). 1 for a scalar.
+unsigned getMemoryAccessWidth(const ModuleAxisInfo &axisInfo, Value pointers, Value mask, unsigned elementBits);
+
 } // namespace mlir::brick
 
 #endif // BRICK_ANALYSIS_AXISINFO_H

@@ -1,7 +1,8 @@
 //===- Pipeline.h - Brick's compilation pipeline, stage by stage ---------------===//
 //
 //   brick  --(canonicalize, cse, brick-combine)-->  brick
-//          --(convert-brick-to-brickgpu, coalesce, remove-layout-conversions, allocate-shared-memory)--> brickgpu
+//          --(convert-brick-to-brickgpu, coalesce, accelerate-dot, remove-layout-conversions, pipeline,
+//             allocate-shared-memory)--> brickgpu
 //          --(scf-to-cf, convert-brickgpu-to-llvm)--> LLVM dialect --> LLVM IR --> PTX --> cubin (ptxas)
 //
 //===----------------------------------------------------------------------===//
@@ -14,6 +15,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,7 +28,11 @@ llvm::Expected<Stage> parseStage(llvm::StringRef name);
 
 struct CompileOptions {
   GpuTarget target;
+  /// The GPU the cubin is assembled for, when not `target` (ptxas compiles older PTX for newer GPUs).
+  std::optional<GpuTarget> assembleFor;
   unsigned numWarps = 4;
+  /// Buffers in each ring the pipeline prefetches a loop's dot operands into (1: no prefetching).
+  unsigned numStages = 3;
   /// exp, exp2, log, log2, sin, cos, tanh, rsqrt through PTX's approximate instructions (Triton's default).
   bool fastMath = true;
   /// When set, the IR after every pass, then the LLVM IR and the PTX, go to files in this folder, numbered
@@ -38,6 +44,8 @@ struct CompileOptions {
 struct Artifacts {
   std::string kernelName;
   unsigned numWarps = 4;
+  /// Buffers in each ring the pipeline prefetches a loop's dot operands into (1: no prefetching).
+  unsigned numStages = 3;
   unsigned sharedMemory = 0; // dynamic shared memory bytes the launch must provide
   std::string llvmIR, ptx;
   std::vector<char> cubin;

@@ -37,7 +37,11 @@ struct Grid {
 
 struct LaunchOptions {
   unsigned numWarps = 4;
+  /// Buffers in each ring a loop's dot operands are prefetched into (1: no prefetching).
   unsigned numStages = 3;
+  /// Generate code for this compute capability (80: mma.sync and cp.async, no Hopper instructions) and assemble
+  /// it for the device; 0: the device's own. Lets an sm_90 GPU run, and measure, the code an A100 would get.
+  unsigned targetCapability = 0;
   const runtime::Stream *stream = nullptr; // null: the default stream
   /// Where to run: null for the default device (GPU 0, or the CPU interpreter when BRICK_INTERPRET=1).
   const runtime::Device *device = nullptr;

@@ -25,6 +25,28 @@ def BrickGPUCoalesce : Pass<"brickgpu-coalesce", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::brickgpu::BrickGPUDialect"];
 }
 
+def BrickGPUAccelerateDot : Pass<"brickgpu-accelerate-dot", "::mlir::ModuleOp"> {
+  let summary = "Put every dot the tensor cores can take on mma.sync: #mma result, #dot_op operands";
+  let description = [{
+    A dot of f16 or bf16 (accumulating in f32, or f16 for f16), of f32 under tf32 or tf32x3 precision, or of i8
+    (accumulating in i32), with M >= 16, N >= 8 and K at least the instruction's (16, 8 for tf32, 32 for i8),
+    gets an `#mma` (version 2) result and accumulator and `#dot_op` operands. Warps are spread over M and N
+    from the module's warps and the block shape (the larger per-warp dimension is split first). Each operand is
+    staged in a swizzled shared-memory buffer (`local_alloc`, 16-byte groups XOR-swizzled so that the 8 rows an
+    ldmatrix reads fall in different banks; its fastest dimension is the one the operand's loads are contiguous
+    along) and read into registers with `local_load`. Other dots (f32 under ieee precision, small blocks) keep
+    their blocked layouts and lower to FMAs.
+
+    Every dot is also checked against the register file: an accumulator (plus one step of operands) that
+    cannot fit in the registers one thread may have is an error at the dot, naming the numbers.
+  }];
+  let options = [
+    Option<"computeCapability", "compute-capability", "unsigned", "90",
+           "The GPU's compute capability (80 and up has mma.sync)">,
+  ];
+  let dependentDialects = ["::mlir::brickgpu::BrickGPUDialect"];
+}
+
 def BrickGPURemoveLayoutConversions : Pass<"brickgpu-remove-layout-conversions", "::mlir::ModuleOp"> {
   let summary = "Remove layout conversions by computing values in the layout their users want";
   let description = [{
@@ -35,6 +57,30 @@ def BrickGPURemoveLayoutConversions : Pass<"brickgpu-remove-layout-conversions",
     and cancel). What remains goes through shared memory.
   }];
   let dependentDialects = ["::mlir::brickgpu::BrickGPUDialect"];
+}
+
+def BrickGPUPipeline : Pass<"brickgpu-pipeline", "::mlir::ModuleOp"> {
+  let summary = "Prefetch the loads that feed a loop's dots with cp.async into a ring of num-stages buffers";
+  let description = [{
+    In an `scf.for`, a `brick.load` whose only use is a `local_alloc` (an operand staged in shared memory for a
+    dot, as accelerate-dot leaves it) becomes `cp.async` copies into a ring of `num-stages` buffers, issued
+    `num-stages - 1` iterations ahead:
+
+      prologue   copies for iterations 0 .. S-2 (masked off past the loop's end), one commit group each
+      iteration  wait until the group of this iteration has landed (`cp.async.wait_group S-2`), barrier;
+                 copy iteration i + S-1 into the slot iteration i-1 read; read slot i % S
+      epilogue   wait for every group, barrier (the ring's bytes may then be reused)
+
+    The addresses, masks and loop-carried values of a copy are recomputed for the iteration it is for (the ops
+    they come from are cloned; they must be side-effect free). A masked load is copied with cp.async's zero fill,
+    so its `other` must be absent or zero; a copy moves 4, 8 or 16 contiguous bytes per thread, so the axis info
+    must prove that much contiguity and alignment. Loads that do not qualify stay as they are. num-stages = 1
+    leaves every loop unchanged.
+  }];
+  let options = [
+    Option<"numStages", "num-stages", "unsigned", "3", "Buffers in each ring (iterations in flight + 1)">,
+  ];
+  let dependentDialects = ["::mlir::brickgpu::BrickGPUDialect", "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 
 def BrickGPUAllocateSharedMemory : Pass<"brickgpu-allocate-shared-memory", "::mlir::ModuleOp"> {

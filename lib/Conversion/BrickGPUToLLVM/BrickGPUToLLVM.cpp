@@ -61,6 +61,9 @@ struct ConvertBrickGPUToLLVMPass : impl::ConvertBrickGPUToLLVMBase<ConvertBrickG
     lowering::populateReducePatterns(converter, patterns, loweringContext);
     lowering::populateLayoutPatterns(converter, patterns, loweringContext);
     lowering::populateDotPatterns(converter, patterns, loweringContext);
+    lowering::populateMmaDotPatterns(converter, patterns, loweringContext);
+    lowering::populateDotOperandPatterns(converter, patterns, loweringContext);
+    lowering::populateAsyncCopyPatterns(converter, patterns, loweringContext);
     lowering::populateSharedMemoryPatterns(converter, patterns, loweringContext);
     lowering::populateDebugPatterns(converter, patterns, loweringContext);
     // Math on scalars: f16/bf16 through f32; polynomials where PTX has no (fast) instruction.

@@ -23,6 +23,8 @@ struct DotLowering : ConvertOpToLLVMPattern<DotOp> {
     auto aType = cast<RankedTensorType>(op.getA().getType());
     auto bType = cast<RankedTensorType>(op.getB().getType());
     auto cType = cast<RankedTensorType>(op.getC().getType());
+    if (isa_and_present<brickgpu::MmaEncodingAttr>(cType.getEncoding()))
+      return failure(); // tensor cores: DotOpToMMAv2.cpp
     int64_t M = aType.getDimSize(0), K = aType.getDimSize(1), N = bType.getDimSize(1);
     Type aElement = getTypeConverter()->convertType(aType.getElementType());
     Type bElement = getTypeConverter()->convertType(bType.getElementType());

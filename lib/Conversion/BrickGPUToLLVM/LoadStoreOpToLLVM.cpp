@@ -13,26 +13,6 @@
 namespace mlir::brick::lowering {
 namespace {
 
-/// How wide each memory instruction may be, in elements, for a block op through `pointers`.
-unsigned vectorWidth(const LoweringContext &context, Value pointers, Value mask, unsigned elementBits) {
-  auto type = dyn_cast<RankedTensorType>(pointers.getType());
-  if (!type)
-    return 1;
-  brickgpu::LinearLayout layout = brickgpu::getLinearLayout(type);
-  if (layout.getRegisterBases().empty())
-    return 1;
-  // The dimension consecutive registers step along.
-  const auto &first = layout.getRegisterBases().front();
-  unsigned dim = std::find_if(first.begin(), first.end(), [](int64_t x) { return x != 0; }) - first.begin();
-  if (dim >= first.size())
-    return 1;
-  int64_t width = layout.getContiguousRegisters(dim);
-  width = std::min<int64_t>(width, context.axisInfo->getVectorizableElements(pointers, dim));
-  width = std::min<int64_t>(width, context.axisInfo->getMaskConstancy(mask, dim));
-  width = std::min<int64_t>(width, 128 / elementBits);
-  return std::max<int64_t>(1, width);
-}
-
 unsigned memoryBits(Type elementType) {
   if (isa<LLVM::LLVMPointerType>(elementType))
     return 64;
@@ -157,7 +137,7 @@ struct LoadLowering : ConvertOpToLLVMPattern<LoadOp> {
     SmallVector<Value> masks = adaptor.getMask() ? elementsOf(b, loc, adaptor.getMask()) : SmallVector<Value>();
     SmallVector<Value> others = adaptor.getOther() ? elementsOf(b, loc, adaptor.getOther()) : SmallVector<Value>();
     unsigned bits = memoryBits(elementType);
-    unsigned width = vectorWidth(context, op.getPtr(), op.getMask(), bits);
+    unsigned width = getMemoryAccessWidth(*context.axisInfo, op.getPtr(), op.getMask(), bits);
     std::string hints = cacheSuffix(op.getCache()) + evictSuffix(op.getEvict());
     if (op.getIsVolatile())
       hints = ".volatile";
@@ -220,7 +200,7 @@ struct StoreLowering : ConvertOpToLLVMPattern<StoreOp> {
     SmallVector<Value> values = elementsOf(b, loc, adaptor.getValue());
     SmallVector<Value> masks = adaptor.getMask() ? elementsOf(b, loc, adaptor.getMask()) : SmallVector<Value>();
     unsigned bits = memoryBits(elementType);
-    unsigned width = vectorWidth(context, op.getPtr(), op.getMask(), bits);
+    unsigned width = getMemoryAccessWidth(*context.axisInfo, op.getPtr(), op.getMask(), bits);
     Ownership owner = getOwnership(b, loc, op.getPtr().getType());
     std::string hints = cacheSuffix(op.getCache()) + evictSuffix(op.getEvict());
 

@@ -16,29 +16,6 @@ namespace {
 using brickgpu::MemDescType;
 using brickgpu::SharedEncodingAttr;
 
-/// The element offset of `coordinate` in a buffer of `type`.
-Value sharedOffset(OpBuilder &b, Location loc, ArrayRef<Value> coordinate, MemDescType type) {
-  auto encoding = cast<SharedEncodingAttr>(type.getEncoding());
-  ArrayRef<unsigned> order = encoding.getOrder();
-  ArrayRef<int64_t> shape = type.getShape();
-  Value column = coordinate[order[0]];
-  int64_t rowLength = shape[order[0]];
-  // Every dimension but the fastest makes up the row index.
-  Value row = i32Constant(b, loc, 0);
-  for (unsigned i = order.size(); i-- > 1;) {
-    row = LLVM::MulOp::create(b, loc, row, i32Constant(b, loc, shape[order[i]]));
-    row = LLVM::AddOp::create(b, loc, row, coordinate[order[i]]);
-  }
-  if (encoding.getMaxPhase() > 1) {
-    Value phase = LLVM::URemOp::create(b, loc, LLVM::UDivOp::create(b, loc, row, i32Constant(b, loc, encoding.getPerPhase())),
-                                       i32Constant(b, loc, encoding.getMaxPhase()));
-    Value vec = i32Constant(b, loc, encoding.getVec());
-    Value group = LLVM::XOrOp::create(b, loc, LLVM::UDivOp::create(b, loc, column, vec), phase);
-    column = LLVM::AddOp::create(b, loc, LLVM::MulOp::create(b, loc, group, vec), LLVM::URemOp::create(b, loc, column, vec));
-  }
-  return LLVM::AddOp::create(b, loc, LLVM::MulOp::create(b, loc, row, i32Constant(b, loc, rowLength)), column);
-}
-
 Type storedType(OpBuilder &b, Type element) { return element.isInteger(1) ? b.getI8Type() : element; }
 
 void storeBlock(ConversionPatternRewriter &b, Location loc, Value base, RankedTensorType tensorType, Value values,
@@ -51,7 +28,7 @@ void storeBlock(ConversionPatternRewriter &b, Location loc, Value base, RankedTe
   for (auto [value, coordinate] : llvm::zip(unpack(b, loc, values), coordinates)) {
     Value v = element.isInteger(1) ? Value(LLVM::ZExtOp::create(b, loc, stored, value)) : value;
     LLVM::StoreOp::create(b, loc, v, LLVM::GEPOp::create(b, loc, sharedPointer, stored, base,
-                                                         ValueRange{sharedOffset(b, loc, coordinate, memory)}));
+                                                         ValueRange{emitSharedOffset(b, loc, coordinate, memory)}));
   }
   emitBarrier(b, loc); // the new contents are visible to every thread
 }
@@ -89,11 +66,25 @@ struct LocalLoadLowering : ConvertOpToLLVMPattern<brickgpu::LocalLoadOp> {
     SmallVector<Value> values;
     for (auto &coordinate : emitCoordinates(b, loc, brickgpu::getLinearLayout(tensorType), getThreadId(b, loc))) {
       Value address = LLVM::GEPOp::create(b, loc, sharedPointer, stored, adaptor.getSrc(),
-                                          ValueRange{sharedOffset(b, loc, coordinate, op.getSrc().getType())});
+                                          ValueRange{emitSharedOffset(b, loc, coordinate, op.getSrc().getType())});
       Value v = LLVM::LoadOp::create(b, loc, stored, address);
       values.push_back(element.isInteger(1) ? Value(LLVM::TruncOp::create(b, loc, element, v)) : v);
     }
     b.replaceOp(op, pack(b, loc, getTypeConverter()->convertType(tensorType), values));
+    return success();
+  }
+};
+
+/// A slot of a ring: the ring's address plus `index` slots of bytes.
+struct MemDescIndexLowering : ConvertOpToLLVMPattern<brickgpu::MemDescIndexOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(brickgpu::MemDescIndexOp op, OpAdaptor adaptor, ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    MemDescType slot = op.getType();
+    int64_t slotBytes = slot.getNumElements() * getSharedElementBytes(slot.getElementType());
+    Value offset = LLVM::MulOp::create(b, loc, adaptor.getIndex(), i32Constant(b, loc, slotBytes));
+    b.replaceOp(op, LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), b.getI8Type(),
+                                        adaptor.getSrc(), ValueRange{offset}));
     return success();
   }
 };
@@ -112,7 +103,7 @@ void populateSharedMemoryPatterns(LLVMTypeConverter &converter, RewritePatternSe
   converter.addConversion([](brickgpu::MemDescType type) -> Type {
     return LLVM::LLVMPointerType::get(type.getContext(), 3);
   });
-  patterns.add<LocalAllocLowering, LocalStoreLowering, LocalLoadLowering, BarrierLowering>(converter);
+  patterns.add<LocalAllocLowering, LocalStoreLowering, LocalLoadLowering, MemDescIndexLowering, BarrierLowering>(converter);
 }
 
 } // namespace mlir::brick::lowering

@@ -105,6 +105,29 @@ Value getSharedMemoryBase(OpBuilder &builder, Location loc, Operation *op) {
                              ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(offset)});
 }
 
+/// The element offset of `coordinate` in a buffer of `type`.
+Value emitSharedOffset(OpBuilder &b, Location loc, ArrayRef<Value> coordinate, brickgpu::MemDescType type) {
+  auto encoding = cast<brickgpu::SharedEncodingAttr>(type.getEncoding());
+  ArrayRef<unsigned> order = encoding.getOrder();
+  ArrayRef<int64_t> shape = type.getShape();
+  Value column = coordinate[order[0]];
+  int64_t rowLength = shape[order[0]];
+  // Every dimension but the fastest makes up the row index.
+  Value row = i32Constant(b, loc, 0);
+  for (unsigned i = order.size(); i-- > 1;) {
+    row = LLVM::MulOp::create(b, loc, row, i32Constant(b, loc, shape[order[i]]));
+    row = LLVM::AddOp::create(b, loc, row, coordinate[order[i]]);
+  }
+  if (encoding.getMaxPhase() > 1) {
+    Value phase = LLVM::URemOp::create(b, loc, LLVM::UDivOp::create(b, loc, row, i32Constant(b, loc, encoding.getPerPhase())),
+                                       i32Constant(b, loc, encoding.getMaxPhase()));
+    Value vec = i32Constant(b, loc, encoding.getVec());
+    Value group = LLVM::XOrOp::create(b, loc, LLVM::UDivOp::create(b, loc, column, vec), phase);
+    column = LLVM::AddOp::create(b, loc, LLVM::MulOp::create(b, loc, group, vec), LLVM::URemOp::create(b, loc, column, vec));
+  }
+  return LLVM::AddOp::create(b, loc, LLVM::MulOp::create(b, loc, row, i32Constant(b, loc, rowLength)), column);
+}
+
 void emitBarrier(OpBuilder &builder, Location loc) { NVVM::Barrier0Op::create(builder, loc); }
 
 std::optional<SmallVector<unsigned>>

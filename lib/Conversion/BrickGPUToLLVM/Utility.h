@@ -42,6 +42,9 @@ SmallVector<SmallVector<Value>> emitCoordinates(OpBuilder &builder, Location loc
 
 /// Start of this op's shared memory (its `brickgpu.offset`), as an address-space-3 pointer.
 Value getSharedMemoryBase(OpBuilder &builder, Location loc, Operation *op);
+/// The element offset (i32) of `coordinate` in a shared-memory buffer of `type`: its rows (every dimension
+/// but the fastest) one after another, 16-byte groups of a row XOR-swizzled by the row's phase.
+Value emitSharedOffset(OpBuilder &builder, Location loc, ArrayRef<Value> coordinate, brickgpu::MemDescType type);
 /// bar.sync 0.
 void emitBarrier(OpBuilder &builder, Location loc);
 
@@ -71,6 +74,9 @@ void populateMemoryPatterns(LLVMTypeConverter &converter, RewritePatternSet &pat
 void populateReducePatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateLayoutPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateDotPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
+void populateMmaDotPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
+void populateAsyncCopyPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
+void populateDotOperandPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateSharedMemoryPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateDebugPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateProgramPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);

@@ -33,6 +33,10 @@ struct BrickGPUAsmInterface : public OpAsmDialectInterface {
       os << "slice";
     else if (isa<SharedEncodingAttr>(attr))
       os << "shared";
+    else if (isa<MmaEncodingAttr>(attr))
+      os << "mma";
+    else if (isa<DotOperandEncodingAttr>(attr))
+      os << "dot_op";
     else
       return AliasResult::NoAlias;
     return AliasResult::FinalAlias;
@@ -72,6 +76,39 @@ DistributedLayoutAttr mlir::brickgpu::getLayout(Type type) {
 LinearLayout mlir::brickgpu::getLinearLayout(RankedTensorType type) {
   return cast<DistributedLayoutAttr>(type.getEncoding()).toLinearLayout(type.getShape());
 }
+
+namespace {
+/// A basis vector along `dim` of a block of `shape`; a step beyond the extent wraps around to zero (the
+/// threads or registers it would distinguish hold the same elements).
+LinearLayout::Coordinate basisAlong(ArrayRef<int64_t> shape, unsigned dim, int64_t value) {
+  LinearLayout::Coordinate coordinate(shape.size(), 0);
+  if (value < shape[dim])
+    coordinate[dim] = value;
+  return coordinate;
+}
+
+/// Bases for `count` (a power of two) steps of `step` along `dim`: step, 2 * step, ...
+void appendSteps(SmallVectorImpl<LinearLayout::Coordinate> &bases, ArrayRef<int64_t> shape, unsigned dim,
+                 int64_t step, unsigned count) {
+  for (unsigned i = 1; i < count; i *= 2)
+    bases.push_back(basisAlong(shape, dim, step * i));
+}
+
+/// Registers that repeat a tile of `tile` elements along `dim` until the block's extent.
+void appendRepeats(SmallVectorImpl<LinearLayout::Coordinate> &bases, ArrayRef<int64_t> shape, unsigned dim,
+                   int64_t tile) {
+  for (int64_t step = tile; step < shape[dim]; step *= 2)
+    bases.push_back(basisAlong(shape, dim, step));
+}
+
+LogicalResult verifyWarps(function_ref<InFlightDiagnostic()> emitError, ArrayRef<unsigned> warpsPerCTA) {
+  if (warpsPerCTA.size() != 2)
+    return emitError() << "a tensor-core layout is 2-D: warpsPerCTA needs 2 entries, got " << warpsPerCTA.size();
+  if (!llvm::all_of(warpsPerCTA, [](unsigned w) { return w > 0 && llvm::isPowerOf2_32(w); }))
+    return emitError() << "warpsPerCTA must be powers of two";
+  return success();
+}
+} // namespace
 
 //===----------------------------------------------------------------------===//
 // #blocked
@@ -136,29 +173,17 @@ BlockedEncodingAttr BlockedEncodingAttr::getDefault(MLIRContext *context, ArrayR
 }
 
 LinearLayout BlockedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
-  unsigned rank = shape.size();
   SmallVector<LinearLayout::Coordinate> registers, lanes, warps;
-  auto basis = [&](unsigned dim, int64_t value) {
-    LinearLayout::Coordinate coordinate(rank, 0);
-    // A step beyond the block's extent wraps around: those threads or registers replicate elements.
-    if (value < shape[dim])
-      coordinate[dim] = value;
-    return coordinate;
-  };
   ArrayRef<unsigned> spt = getSizePerThread(), tpw = getThreadsPerWarp(), wpc = getWarpsPerCTA();
   for (unsigned d : getOrder())
-    for (unsigned i = 1; i < spt[d]; i *= 2)
-      registers.push_back(basis(d, i));
+    appendSteps(registers, shape, d, 1, spt[d]);
   for (unsigned d : getOrder())
-    for (unsigned i = 1; i < tpw[d]; i *= 2)
-      lanes.push_back(basis(d, int64_t(spt[d]) * i));
+    appendSteps(lanes, shape, d, spt[d], tpw[d]);
   for (unsigned d : getOrder())
-    for (unsigned i = 1; i < wpc[d]; i *= 2)
-      warps.push_back(basis(d, int64_t(spt[d]) * tpw[d] * i));
+    appendSteps(warps, shape, d, int64_t(spt[d]) * tpw[d], wpc[d]);
   // A block larger than one tile repeats the tile in more registers.
   for (unsigned d : getOrder())
-    for (int64_t step = int64_t(spt[d]) * tpw[d] * wpc[d]; step < shape[d]; step *= 2)
-      registers.push_back(basis(d, step));
+    appendRepeats(registers, shape, d, int64_t(spt[d]) * tpw[d] * wpc[d]);
   return LinearLayout(shape, registers, lanes, warps);
 }
 
@@ -194,6 +219,74 @@ unsigned SliceEncodingAttr::getNumWarps() const { return getParent().getNumWarps
 unsigned SliceEncodingAttr::getRank() const { return getParent().getRank() - 1; }
 
 //===----------------------------------------------------------------------===//
+// #mma and #dot_op
+//===----------------------------------------------------------------------===//
+
+
+LogicalResult MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned versionMajor,
+                                      ArrayRef<unsigned> warpsPerCTA, ArrayRef<unsigned> instrShape) {
+  if (versionMajor != 2)
+    return emitError() << "mma version " << versionMajor << " is not supported; version 2 (mma.sync) is";
+  if (instrShape.size() != 2 || instrShape[0] != 16 || instrShape[1] != 8)
+    return emitError() << "an mma version 2 layout has instrShape = [16, 8]";
+  return verifyWarps(emitError, warpsPerCTA);
+}
+
+LinearLayout MmaEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  // One 16x8 tile per warp: c0, c1 at (l / 4, 2 * (l % 4) + {0, 1}), c2, c3 eight rows down.
+  SmallVector<LinearLayout::Coordinate> registers{basisAlong(shape, 1, 1), basisAlong(shape, 0, 8)};
+  SmallVector<LinearLayout::Coordinate> lanes{basisAlong(shape, 1, 2), basisAlong(shape, 1, 4), basisAlong(shape, 0, 1),
+                                              basisAlong(shape, 0, 2), basisAlong(shape, 0, 4)};
+  SmallVector<LinearLayout::Coordinate> warps;
+  ArrayRef<unsigned> wpc = getWarpsPerCTA();
+  appendSteps(warps, shape, 1, 8, wpc[1]);
+  appendSteps(warps, shape, 0, 16, wpc[0]);
+  appendRepeats(registers, shape, 1, 8 * int64_t(wpc[1]));
+  appendRepeats(registers, shape, 0, 16 * int64_t(wpc[0]));
+  return LinearLayout(shape, registers, lanes, warps);
+}
+
+unsigned MmaEncodingAttr::getNumWarps() const { return getWarpsPerCTA()[0] * getWarpsPerCTA()[1]; }
+unsigned MmaEncodingAttr::getRank() const { return 2; }
+
+LogicalResult DotOperandEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned opIdx,
+                                             MmaEncodingAttr parent, unsigned kWidth) {
+  if (opIdx > 1)
+    return emitError() << "opIdx is 0 (the dot's a) or 1 (its b), got " << opIdx;
+  if (!parent)
+    return emitError() << "a dot operand needs an #mma parent";
+  if (kWidth != 1 && kWidth != 2 && kWidth != 4)
+    return emitError() << "kWidth (elements along K per 32-bit register) is 1, 2 or 4, got " << kWidth;
+  return success();
+}
+
+LinearLayout DotOperandEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  // The operand's own dimensions: K, and the one it shares with the result (M for a, N for b).
+  unsigned kDim = getOpIdx() == 0 ? 1 : 0, otherDim = 1 - kDim;
+  int64_t kWidth = getKWidth();
+  ArrayRef<unsigned> wpc = getParent().getWarpsPerCTA();
+  SmallVector<LinearLayout::Coordinate> registers, lanes, warps;
+  appendSteps(registers, shape, kDim, 1, kWidth); // kWidth elements along K share a 32-bit register
+  if (getOpIdx() == 0)
+    registers.push_back(basisAlong(shape, otherDim, 8)); // a's fragment covers 16 rows
+  registers.push_back(basisAlong(shape, kDim, 4 * kWidth));
+  lanes = {basisAlong(shape, kDim, kWidth), basisAlong(shape, kDim, 2 * kWidth), basisAlong(shape, otherDim, 1),
+           basisAlong(shape, otherDim, 2), basisAlong(shape, otherDim, 4)};
+  // The parent's warp bits, N first: warps along the other operand's dimension hold the same elements.
+  LinearLayout::Coordinate none(2, 0);
+  for (unsigned i = 1; i < wpc[1]; i *= 2)
+    warps.push_back(getOpIdx() == 1 ? basisAlong(shape, 1, 8 * i) : none);
+  for (unsigned i = 1; i < wpc[0]; i *= 2)
+    warps.push_back(getOpIdx() == 0 ? basisAlong(shape, 0, 16 * i) : none);
+  appendRepeats(registers, shape, kDim, getInstrK());
+  appendRepeats(registers, shape, otherDim, getOpIdx() == 0 ? 16 * int64_t(wpc[0]) : 8 * int64_t(wpc[1]));
+  return LinearLayout(shape, registers, lanes, warps);
+}
+
+unsigned DotOperandEncodingAttr::getNumWarps() const { return getParent().getNumWarps(); }
+unsigned DotOperandEncodingAttr::getRank() const { return 2; }
+
+//===----------------------------------------------------------------------===//
 // !brickgpu.memdesc
 //===----------------------------------------------------------------------===//
 
@@ -218,8 +311,11 @@ void MemDescType::print(AsmPrinter &printer) const {
 
 LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> shape,
                                   Type elementType, Attribute encoding) {
-  if (!brick::isBlockShape(shape))
-    return emitError() << "a shared-memory block has a static power-of-two shape";
+  // A ring of buffers (the pipeline's) may have any number of them; each buffer has a block's shape.
+  if (shape.empty() || !brick::isBlockShape(shape.drop_front()) || shape.front() < 1 ||
+      (shape.size() == 1 && !brick::isBlockShape(shape)))
+    return emitError() << "a shared-memory block has a static power-of-two shape (a ring of them any number of "
+                          "buffers first)";
   if (!elementType.isIntOrFloat())
     return emitError() << "a shared-memory block holds integers or floats, not " << elementType;
   if (!isa<SharedEncodingAttr>(encoding))
@@ -286,4 +382,23 @@ LogicalResult LocalLoadOp::verify() {
 
 LogicalResult LocalStoreOp::verify() {
   return verifySameBlock(*this, cast<RankedTensorType>(getSrc().getType()), getDst().getType());
+}
+
+LogicalResult MemDescIndexOp::verify() {
+  MemDescType ring = getSrc().getType(), slot = getType();
+  if (ring.getShape().drop_front() != slot.getShape() || ring.getElementType() != slot.getElementType() ||
+      ring.getEncoding() != slot.getEncoding())
+    return emitOpError() << "a slot of " << ring << " is a " << ring.getShape().size() - 1
+                         << "-D buffer of its element type and layout, not " << slot;
+  return success();
+}
+
+LogicalResult AsyncCopyGlobalToLocalOp::verify() {
+  auto pointers = dyn_cast<RankedTensorType>(getPtr().getType());
+  MemDescType buffer = getDst().getType();
+  if (!pointers || pointers.getShape() != buffer.getShape() ||
+      cast<brick::PointerType>(pointers.getElementType()).getPointeeType() != buffer.getElementType())
+    return emitOpError() << "copies a block of pointers into a buffer of its shape and element type; got "
+                         << getPtr().getType() << " into " << buffer;
+  return success();
 }

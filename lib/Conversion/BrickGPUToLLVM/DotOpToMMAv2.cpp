@@ -1,0 +1,173 @@
+//===- DotOpToMMAv2.cpp - brick.dot on #mma (version 2) as mma.sync.m16n8k* --------------===//
+//
+// Every layout involved is linear, so the lowering finds the registers of each instruction by coordinates:
+// for an accumulator tile at (m, n) and a K step at k (lane 0 of warp 0's view; other threads hold the same
+// registers at their own offsets),
+//   a: words at (m, k), (m + 8, k), (m, k + 4 kWidth), (m + 8, k + 4 kWidth), each kWidth elements along K;
+//   b: words at (k, n), (k + 4 kWidth, n);
+//   c: (m, n), (m, n + 1), (m + 8, n), (m + 8, n + 1).
+// f32 inputs are rounded to tf32 (cvt.rna, as ptxas does not round); tf32x3 splits each into a tf32 "big" part and
+// the tf32 of what is left, and adds small*big + big*small + big*big, which is about as exact as f32 FMAs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Ldmatrix.h"
+
+namespace mlir::brick::lowering {
+namespace {
+using brickgpu::LinearLayout;
+
+/// Register index of each coordinate a layout's registers hold (lane 0 of warp 0).
+struct RegisterIndex {
+  explicit RegisterIndex(const LinearLayout &layout) {
+    for (unsigned reg = 0; reg < layout.getNumRegisters(); ++reg)
+      byCoordinate.try_emplace(key(layout.registerCoordinate(reg)), reg);
+  }
+  unsigned at(int64_t row, int64_t column) const { return byCoordinate.lookup(key({row, column})); }
+  static std::pair<int64_t, int64_t> key(const LinearLayout::Coordinate &c) { return {c[0], c[1]}; }
+  llvm::DenseMap<std::pair<int64_t, int64_t>, unsigned> byCoordinate;
+};
+
+struct MmaV2DotLowering : ConvertOpToLLVMPattern<DotOp> {
+  MmaV2DotLowering(LLVMTypeConverter &converter) : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(DotOp op, OpAdaptor adaptor, ConversionPatternRewriter &b) const override {
+    auto cType = cast<RankedTensorType>(op.getType());
+    if (!isa_and_present<brickgpu::MmaEncodingAttr>(cType.getEncoding()))
+      return failure();
+    auto aType = cast<RankedTensorType>(op.getA().getType());
+    auto bType = cast<RankedTensorType>(op.getB().getType());
+    auto aEncoding = cast<brickgpu::DotOperandEncodingAttr>(aType.getEncoding());
+    Location loc = op.getLoc();
+    MLIRContext *context = b.getContext();
+    unsigned kWidth = aEncoding.getKWidth(), instrK = aEncoding.getInstrK();
+    int64_t K = aType.getDimSize(1);
+    Type inputElement = aType.getElementType(), accElement = cType.getElementType();
+    bool tf32 = inputElement.isF32(), threeTf32 = tf32 && op.getInputPrecision() == InputPrecision::tf32x3;
+    bool f16Accumulator = accElement.isF16();
+
+    LinearLayout aLayout = brickgpu::getLinearLayout(aType), bLayout = brickgpu::getLinearLayout(bType),
+                 cLayout = brickgpu::getLinearLayout(cType);
+    RegisterIndex aIndex(aLayout), bIndex(bLayout), cIndex(cLayout);
+    SmallVector<Value> acc = unpack(b, loc, adaptor.getC());
+    Type i32 = b.getI32Type();
+    Type llvmInput = getTypeConverter()->convertType(inputElement);
+
+    // An operand's registers: read from shared memory K step by K step when its local_load was left to us.
+    struct Operand {
+      std::optional<LdmatrixReader> reader;
+      SmallVector<Value> unpacked;
+      Value get(unsigned reg) { return reader ? reader->get(reg) : unpacked[reg]; }
+    };
+    auto operand = [&](Value original, Value converted) {
+      Operand result;
+      if (auto load = original.getDefiningOp<brickgpu::LocalLoadOp>(); load && isReadByMmaDot(load))
+        result.reader = LdmatrixReader::create(b, loc, cast<RankedTensorType>(original.getType()),
+                                               load.getSrc().getType(), b.getRemappedValue(load.getSrc()),
+                                               *getTypeConverter());
+      if (!result.reader)
+        result.unpacked = unpack(b, loc, converted);
+      return result;
+    };
+    Operand aOperand = operand(op.getA(), adaptor.getA()), bOperand = operand(op.getB(), adaptor.getB());
+
+    // The words mma.sync takes (f16 as vector<2xf16>, everything else as i32) of kWidth registers from `first`,
+    // each made once. f32 is rounded to tf32 first: `Part` says whether the word holds the tf32 value ("big")
+    // or, for tf32x3, the tf32 of what rounding left ("small").
+    enum class Part { Whole, Big, Small };
+    auto toTf32 = [&](Value x) {
+      Value rounded = NVVM::ConvertFloatToTF32Op::create(b, loc, i32, x, NVVM::FPRoundingMode::RNA,
+                                                         NVVM::SaturationMode::NONE, false);
+      return LLVM::BitcastOp::create(b, loc, llvmInput, rounded).getResult();
+    };
+    DenseMap<std::tuple<Operand *, unsigned, Part>, Value> words;
+    auto word = [&](Operand &source, unsigned first, Part part) -> Value {
+      if (Value known = words.lookup({&source, first, part}))
+        return known;
+      Value vector = LLVM::UndefOp::create(b, loc, VectorType::get({kWidth}, llvmInput));
+      for (unsigned i = 0; i < kWidth; ++i) {
+        Value x = source.get(first + i);
+        if (part != Part::Whole) {
+          Value big = toTf32(x);
+          x = part == Part::Big ? big : toTf32(LLVM::FSubOp::create(b, loc, x, big));
+        }
+        vector = LLVM::InsertElementOp::create(b, loc, vector, x, i32Constant(b, loc, i));
+      }
+      Value packed = inputElement.isF16() ? vector : Value(LLVM::BitcastOp::create(b, loc, i32, vector));
+      return words[{&source, first, part}] = packed;
+    };
+
+    NVVM::MMATypes ptxType = inputElement.isF16()    ? NVVM::MMATypes::f16
+                             : inputElement.isBF16() ? NVVM::MMATypes::bf16
+                             : tf32                  ? NVVM::MMATypes::tf32
+                                                     : NVVM::MMATypes::s8;
+    std::optional<NVVM::MMAIntOverflow> overflow;
+    if (inputElement.isInteger(8))
+      overflow = NVVM::MMAIntOverflow::wrapped; // i32 accumulation wraps, as on the interpreter
+    Type llvmAcc = getTypeConverter()->convertType(accElement);
+    Type accWord = f16Accumulator ? Type(VectorType::get({2}, llvmAcc)) : llvmAcc;
+    unsigned accWords = f16Accumulator ? 2 : 4;
+    auto resultType = LLVM::LLVMStructType::getLiteral(context, SmallVector<Type>(accWords, accWord));
+
+    // The accumulator tiles this thread holds, in register order.
+    SmallVector<std::pair<int64_t, int64_t>> tiles;
+    for (unsigned reg = 0; reg < cLayout.getNumRegisters(); ++reg) {
+      LinearLayout::Coordinate c = cLayout.registerCoordinate(reg);
+      std::pair<int64_t, int64_t> tile{c[0] - c[0] % 16, c[1] - c[1] % 8};
+      if (!llvm::is_contained(tiles, tile))
+        tiles.push_back(tile);
+    }
+
+    for (int64_t k = 0; k < K; k += instrK) {
+      for (auto [m, n] : tiles) {
+        unsigned c[4] = {cIndex.at(m, n), cIndex.at(m, n + 1), cIndex.at(m + 8, n), cIndex.at(m + 8, n + 1)};
+        auto run = [&](Part aPart, Part bPart) {
+          SmallVector<Value> aOperands{word(aOperand, aIndex.at(m, k), aPart), word(aOperand, aIndex.at(m + 8, k), aPart),
+                                       word(aOperand, aIndex.at(m, k + 4 * kWidth), aPart),
+                                       word(aOperand, aIndex.at(m + 8, k + 4 * kWidth), aPart)};
+          SmallVector<Value> bOperands{word(bOperand, bIndex.at(k, n), bPart),
+                                       word(bOperand, bIndex.at(k + 4 * kWidth, n), bPart)};
+          SmallVector<Value> cOperands;
+          if (f16Accumulator) {
+            for (unsigned pair = 0; pair < 2; ++pair) {
+              Value v = LLVM::UndefOp::create(b, loc, accWord);
+              v = LLVM::InsertElementOp::create(b, loc, v, acc[c[2 * pair]], i32Constant(b, loc, 0));
+              cOperands.push_back(LLVM::InsertElementOp::create(b, loc, v, acc[c[2 * pair + 1]], i32Constant(b, loc, 1)));
+            }
+          } else {
+            cOperands = {acc[c[0]], acc[c[1]], acc[c[2]], acc[c[3]]};
+          }
+          auto mma = NVVM::MmaOp::create(b, loc, resultType, aOperands, bOperands, cOperands, {16, 8, instrK},
+                                         std::nullopt, overflow, std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+                                         std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
+          SmallVector<Value> d = unpack(b, loc, mma.getResult());
+          if (f16Accumulator) {
+            for (unsigned i = 0; i < 4; ++i)
+              acc[c[i]] = LLVM::ExtractElementOp::create(b, loc, d[i / 2], i32Constant(b, loc, i % 2));
+          } else {
+            for (unsigned i = 0; i < 4; ++i)
+              acc[c[i]] = d[i];
+          }
+        };
+        if (!tf32) {
+          run(Part::Whole, Part::Whole);
+        } else if (!threeTf32) {
+          run(Part::Big, Part::Big);
+        } else { // the small products first, so that they are not lost against the big one
+          run(Part::Small, Part::Big);
+          run(Part::Big, Part::Small);
+          run(Part::Big, Part::Big);
+        }
+      }
+    }
+    b.replaceOp(op, pack(b, loc, getTypeConverter()->convertType(cType), acc));
+    return success();
+  }
+};
+} // namespace
+
+void populateMmaDotPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &) {
+  patterns.add<MmaV2DotLowering>(converter);
+}
+
+} // namespace mlir::brick::lowering

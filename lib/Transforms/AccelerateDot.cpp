@@ -1,0 +1,165 @@
+//===- AccelerateDot.cpp - brickgpu-accelerate-dot: dots on mma.sync -------------===//
+//
+// A dot the tensor cores take gets the #mma accumulator layout and #dot_op operands:
+//
+//   %a' = local_load (local_alloc %a : #shared) : #dot_op<{opIdx = 0, parent = #mma, kWidth}>
+//   %b' = ... opIdx = 1 ...
+//   %d  = brick.dot %a', %b', (convert_layout %c : #mma) : #mma
+//   ... convert_layout %d back to the layout its users had
+//
+// remove-layout-conversions then carries the accumulator through loops in #mma, the pipeline pass turns the
+// loads feeding the local_allocs into cp.async copies, and the lowering reads the operands with ldmatrix.
+//
+//===----------------------------------------------------------------------===//
+
+#include "brick/Analysis/SharedMemory.h"
+#include "brick/Dialect/BrickGPU/BrickGPUDialect.h"
+#include "brick/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::brick {
+#define GEN_PASS_DEF_BRICKGPUACCELERATEDOT
+#include "brick/Transforms/Passes.h.inc"
+
+namespace {
+using brickgpu::ConvertLayoutOp;
+using brickgpu::DotOperandEncodingAttr;
+using brickgpu::MmaEncodingAttr;
+using brickgpu::SharedEncodingAttr;
+
+/// kWidth (elements along K per 32-bit register) of the mma.sync that takes this dot, or nothing.
+std::optional<unsigned> mmaKWidth(DotOp dot) {
+  Type a = getElementTypeOrSelf(dot.getA().getType()), b = getElementTypeOrSelf(dot.getB().getType());
+  Type acc = getElementTypeOrSelf(dot.getType());
+  if (a != b)
+    return std::nullopt;
+  if ((a.isF16() && (acc.isF32() || acc.isF16())) || (a.isBF16() && acc.isF32()))
+    return 2;
+  if (a.isF32() && acc.isF32() && dot.getInputPrecision() != InputPrecision::ieee)
+    return 1;
+  if (a.isInteger(8) && acc.isInteger(32))
+    return 4;
+  return std::nullopt;
+}
+
+/// Warps over [M, N], as Triton's warpsPerTileV2: split the dimension with more 16x8 tiles per warp, M on ties.
+SmallVector<unsigned> warpsPerTile(int64_t m, int64_t n, unsigned numWarps) {
+  SmallVector<unsigned> warps{1, 1};
+  while (warps[0] * warps[1] < numWarps) {
+    if (m / 16 / warps[0] >= n / 16 / warps[1] && warps[0] < m / 16)
+      warps[0] *= 2;
+    else if (warps[1] < n / 8)
+      warps[1] *= 2;
+    else
+      warps[0] *= 2; // more warps than tiles: the extra ones hold copies
+  }
+  return warps;
+}
+
+/// A swizzled shared layout for a block stored with dimension `order[0]` fastest: 16-byte groups, XOR-swizzled
+/// so that 8 consecutive rows (what one ldmatrix matrix reads) start in 8 different 16-byte bank groups.
+SharedEncodingAttr swizzledLayout(MLIRContext *context, RankedTensorType type, ArrayRef<unsigned> order) {
+  int64_t bytes = getSharedElementBytes(type.getElementType());
+  int64_t rowBytes = type.getDimSize(order[0]) * bytes;
+  unsigned vec = std::max<int64_t>(1, std::min<int64_t>(16 / bytes, type.getDimSize(order[0])));
+  unsigned perPhase = std::max<int64_t>(1, 128 / rowBytes);
+  unsigned maxPhase = std::max<int64_t>(1, std::min<int64_t>(8 / perPhase, rowBytes / 16));
+  return SharedEncodingAttr::get(context, vec, perPhase, maxPhase, order);
+}
+
+/// The order (fastest dimension first) a value's registers run along, looking through layout conversions: the
+/// contiguous dimension of the load that produced it, so that it can be copied into shared memory in vectors.
+std::pair<Value, SmallVector<unsigned>> storageSource(Value value) {
+  while (auto convert = value.getDefiningOp<ConvertLayoutOp>())
+    value = convert.getSrc();
+  SmallVector<unsigned> order{1, 0};
+  if (auto blocked = dyn_cast_if_present<brickgpu::BlockedEncodingAttr>(cast<RankedTensorType>(value.getType()).getEncoding()))
+    order.assign(blocked.getOrder().begin(), blocked.getOrder().end());
+  return {value, order};
+}
+
+RankedTensorType withEncoding(Type type, Attribute encoding) {
+  auto tensor = cast<RankedTensorType>(type);
+  return RankedTensorType::get(tensor.getShape(), tensor.getElementType(), encoding);
+}
+
+/// `operand` in registers as #dot_op: through a swizzled shared buffer.
+Value toDotOperand(OpBuilder &builder, Location loc, Value operand, unsigned opIdx, MmaEncodingAttr mma,
+                   unsigned kWidth) {
+  MLIRContext *context = builder.getContext();
+  auto [source, order] = storageSource(operand);
+  auto type = cast<RankedTensorType>(source.getType());
+  auto shared = swizzledLayout(context, type, order);
+  auto memory = brickgpu::MemDescType::get(context, type.getShape(), type.getElementType(), shared);
+  Value buffer = brickgpu::LocalAllocOp::create(builder, loc, memory, source);
+  auto encoding = DotOperandEncodingAttr::get(context, opIdx, mma, kWidth);
+  return brickgpu::LocalLoadOp::create(builder, loc, withEncoding(type, encoding), buffer);
+}
+
+struct AccelerateDotPass : impl::BrickGPUAccelerateDotBase<AccelerateDotPass> {
+  using Base::Base;
+
+  /// An error when the dot's accumulator and one K step of its operands need more registers than a thread has.
+  LogicalResult checkRegisters(DotOp dot, unsigned numWarps, std::optional<SmallVector<unsigned>> mmaWarps) {
+    auto c = cast<RankedTensorType>(dot.getType());
+    int64_t threads = 32 * int64_t(numWarps);
+    int64_t limit = std::min<int64_t>(255, 65536 / threads);
+    int64_t accumulator = c.getNumElements() * std::max(32u, c.getElementTypeBitWidth()) / 32 / threads;
+    int64_t operands = 0;
+    if (mmaWarps) // one K step: a's fragment (4 registers) per 16 rows of a warp, b's (2) per 8 columns
+      operands = 4 * std::max<int64_t>(1, c.getDimSize(0) / 16 / (*mmaWarps)[0]) +
+                 2 * std::max<int64_t>(1, c.getDimSize(1) / 8 / (*mmaWarps)[1]);
+    if (accumulator + operands <= limit)
+      return success();
+    auto kernel = dot->getParentOfType<func::FuncOp>();
+    return dot.emitError() << "kernel '" << (kernel ? kernel.getSymName() : StringRef("?")) << "': this dot's "
+                           << c.getDimSize(0) << "x" << c.getDimSize(1) << " " << c.getElementType()
+                           << " accumulator over " << numWarps << " warps needs at least " << accumulator + operands
+                           << " registers per thread (" << accumulator << " for the accumulator), more than the "
+                           << limit << " a thread may have with " << threads
+                           << " threads; use more warps or smaller blocks";
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+    unsigned numWarps = brickgpu::BrickGPUDialect::getNumWarps(module);
+    SmallVector<DotOp> dots;
+    module.walk([&](DotOp dot) { dots.push_back(dot); });
+    bool failed = false;
+    for (DotOp dot : dots) {
+      std::optional<unsigned> kWidth = computeCapability >= 80 ? mmaKWidth(dot) : std::nullopt;
+      auto a = cast<RankedTensorType>(dot.getA().getType());
+      auto c = cast<RankedTensorType>(dot.getType());
+      int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
+      if (kWidth && (m < 16 || n < 8 || k < 8 * *kWidth))
+        kWidth.reset(); // smaller than one instruction: FMAs
+      std::optional<SmallVector<unsigned>> warps;
+      if (kWidth)
+        warps = warpsPerTile(m, n, numWarps);
+      if (::mlir::failed(checkRegisters(dot, numWarps, warps))) {
+        failed = true;
+        continue;
+      }
+      if (!kWidth)
+        continue;
+      OpBuilder builder(dot);
+      Location loc = dot.getLoc();
+      auto mma = MmaEncodingAttr::get(context, 2, *warps, {16, 8});
+      Value aOperand = toDotOperand(builder, loc, dot.getA(), 0, mma, *kWidth);
+      Value bOperand = toDotOperand(builder, loc, dot.getB(), 1, mma, *kWidth);
+      Value accumulator = ConvertLayoutOp::create(builder, loc, withEncoding(c, mma), dot.getC());
+      auto accelerated = DotOp::create(builder, loc, withEncoding(c, mma), aOperand, bOperand, accumulator,
+                                       dot.getInputPrecision(), dot.getMaxNumImpreciseAcc());
+      dot.replaceAllUsesWith(ConvertLayoutOp::create(builder, loc, c, accelerated.getResult()).getResult());
+      dot.erase();
+    }
+    if (failed)
+      signalPassFailure();
+  }
+};
+} // namespace
+} // namespace mlir::brick

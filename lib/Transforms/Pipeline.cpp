@@ -1,0 +1,270 @@
+//===- Pipeline.cpp - brickgpu-pipeline: loads feeding dots become cp.async into a ring ----===//
+//
+// For S = num-stages, a loop
+//
+//   scf.for %i iter_args(%p = %p0, ...) {
+//     %x = brick.load %p, %mask, %zero           // only use: the local_alloc
+//     %s = brickgpu.local_alloc %x               // read by local_loads (dot operands)
+//     ... uses of %s ...
+//     scf.yield ..., %p_next
+//   }
+//
+// becomes
+//
+//   %ring = local_alloc : memdesc<S x ...>
+//   copies of iterations 0 .. S-2 into slots 0 .. S-2, each a commit group (addresses recomputed per iteration)
+//   scf.for %i iter_args(..., %p_ahead = (%p of iteration S-1), %slot = 0) {
+//     async_wait S-2; barrier                    // iteration i's copies have landed, slot i-1 is read
+//     copies of iteration i + S-1 (from %p_ahead) into slot (%slot + S-1) % S; commit
+//     ... uses of memdesc_index %ring[%slot] ...
+//     scf.yield ..., (%p_ahead advanced one iteration), (%slot + 1) % S
+//   }
+//   async_wait 0 (%ring); barrier
+//
+// Iterations past the loop's end copy nothing (their copies are masked off), so the prologue and the last
+// iterations need no special cases.
+//
+//===----------------------------------------------------------------------===//
+
+#include "brick/Analysis/AxisInfo.h"
+#include "brick/Dialect/BrickGPU/BrickGPUDialect.h"
+#include "brick/Transforms/Passes.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::brick {
+#define GEN_PASS_DEF_BRICKGPUPIPELINE
+#include "brick/Transforms/Passes.h.inc"
+
+namespace {
+using brickgpu::LocalAllocOp;
+using brickgpu::MemDescType;
+
+/// A load the pipeline turns into copies, the local_alloc it fills, and the ring that replaces it.
+struct Prefetched {
+  LoadOp load;
+  LocalAllocOp alloc;
+  Value ring;
+};
+
+/// Whether `load` (directly in `loop`'s body) can become cp.async copies into the buffer of its only user.
+LocalAllocOp copyTarget(LoadOp load, const ModuleAxisInfo &axisInfo) {
+  if (!load->hasOneUse() || load.getIsVolatile() || (load.getOther() && !isZeroConstant(load.getOther())))
+    return {};
+  auto alloc = dyn_cast<LocalAllocOp>(*load->getUsers().begin());
+  if (!alloc || alloc->getBlock() != load->getBlock() ||
+      !llvm::all_of(alloc->getUsers(), [](Operation *user) { return isa<brickgpu::LocalLoadOp>(user); }))
+    return {};
+  auto pointers = dyn_cast<RankedTensorType>(load.getPtr().getType());
+  if (!pointers || !brickgpu::getLayout(pointers))
+    return {};
+  // cp.async moves 4, 8 or 16 bytes, contiguous in the buffer: along its fastest dimension, within one swizzle
+  // group.
+  Type element = alloc.getType().getElementType();
+  unsigned bits = std::max(8u, element.getIntOrFloatBitWidth());
+  unsigned width = getMemoryAccessWidth(axisInfo, load.getPtr(), load.getMask(), bits);
+  if (width * bits < 32)
+    return {};
+  brickgpu::LinearLayout layout = brickgpu::getLinearLayout(pointers);
+  ArrayRef<brickgpu::LinearLayout::Coordinate> registers = layout.getRegisterBases();
+  auto shared = cast<brickgpu::SharedEncodingAttr>(alloc.getType().getEncoding());
+  unsigned fastest = shared.getOrder()[0];
+  if (registers.empty() || registers.front()[fastest] != 1 || (shared.getMaxPhase() > 1 && shared.getVec() < width))
+    return {};
+  return alloc;
+}
+
+/// The ops of the loop body that compute `roots` (in body order), and which loop-carried values they read:
+/// what a copy for a later iteration recomputes. Empty when one of them has side effects or regions.
+struct Slice {
+  SmallVector<Operation *> ops;
+  SmallVector<unsigned> carried; // iter_arg indices, ascending
+};
+std::optional<Slice> sliceOf(scf::ForOp loop, ArrayRef<Value> roots) {
+  Block *body = loop.getBody();
+  llvm::SetVector<Operation *> ops;
+  llvm::SetVector<unsigned> carried;
+  SmallVector<Value> worklist(roots);
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (auto argument = dyn_cast<BlockArgument>(value)) {
+      if (argument.getOwner() != body || argument == loop.getInductionVar())
+        continue;
+      unsigned index = argument.getArgNumber() - loop.getNumInductionVars();
+      if (carried.insert(index))
+        worklist.push_back(loop.getYieldedValues()[index]);
+      continue;
+    }
+    Operation *op = value.getDefiningOp();
+    if (op->getBlock() != body || !ops.insert(op))
+      continue; // defined outside the loop: the same for every iteration
+    if (op->getNumRegions() != 0 || !isMemoryEffectFree(op))
+      return std::nullopt;
+    llvm::append_range(worklist, op->getOperands());
+  }
+  Slice slice;
+  slice.ops = ops.takeVector();
+  llvm::sort(slice.ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  slice.carried = carried.takeVector();
+  llvm::sort(slice.carried);
+  return slice;
+}
+
+struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (numStages < 2)
+      return;
+    ModuleAxisInfo axisInfo(getOperation());
+    // Decide first: rewriting changes the values the analysis answered about.
+    SmallVector<std::pair<scf::ForOp, SmallVector<Prefetched>>> plans;
+    getOperation().walk([&](scf::ForOp loop) {
+      SmallVector<Prefetched> loads;
+      for (auto load : loop.getBody()->getOps<LoadOp>())
+        if (LocalAllocOp alloc = copyTarget(load, axisInfo))
+          loads.push_back({load, alloc, Value()});
+      if (!loads.empty())
+        plans.emplace_back(loop, std::move(loads));
+    });
+    for (auto &[loop, loads] : plans)
+      pipeline(loop, loads);
+  }
+
+  void pipeline(scf::ForOp loop, SmallVector<Prefetched> &loads) {
+    SmallVector<Value> roots;
+    for (Prefetched &p : loads) {
+      roots.push_back(p.load.getPtr());
+      if (p.load.getMask())
+        roots.push_back(p.load.getMask());
+    }
+    std::optional<Slice> slice = sliceOf(loop, roots);
+    if (!slice)
+      return;
+    unsigned stages = numStages;
+    Location loc = loop.getLoc();
+    MLIRContext *context = loop.getContext();
+    Type ivType = loop.getInductionVar().getType();
+    OpBuilder b(loop);
+    auto constant = [&](OpBuilder &builder, Type type, int64_t value) -> Value {
+      return arith::ConstantOp::create(builder, loc, type, builder.getIntegerAttr(type, value));
+    };
+    // The iteration `ahead` iterations after `iv`.
+    auto iterationAhead = [&](OpBuilder &builder, Value iv, int64_t ahead) -> Value {
+      if (ahead == 0)
+        return iv;
+      Value distance = arith::MulIOp::create(builder, loc, loop.getStep(), constant(builder, ivType, ahead));
+      return arith::AddIOp::create(builder, loc, iv, distance);
+    };
+
+    for (Prefetched &p : loads) {
+      MemDescType slot = p.alloc.getType();
+      SmallVector<int64_t> shape{int64_t(stages)};
+      llvm::append_range(shape, slot.getShape());
+      auto ringType = MemDescType::get(context, shape, slot.getElementType(), slot.getEncoding());
+      p.ring = LocalAllocOp::create(b, loc, ringType, Value());
+    }
+
+    // Copies of iteration `iv` (the slice evaluated under `map`) into slot `slot` of each ring, one group.
+    auto issue = [&](OpBuilder &builder, IRMapping &map, Value inductionVar, Value iv, Value slot) {
+      map.map(inductionVar, iv);
+      for (Operation *op : slice->ops)
+        builder.clone(*op, map);
+      Value inRange = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, iv, loop.getUpperBound());
+      for (Prefetched &p : loads) {
+        Value pointers = map.lookupOrDefault(p.load.getPtr());
+        auto maskType = RankedTensorType::get(cast<RankedTensorType>(pointers.getType()).getShape(),
+                                              builder.getI1Type(), cast<RankedTensorType>(pointers.getType()).getEncoding());
+        Value mask = SplatOp::create(builder, loc, maskType, inRange);
+        if (p.load.getMask())
+          mask = arith::AndIOp::create(builder, loc, map.lookupOrDefault(p.load.getMask()), mask);
+        Value buffer = brickgpu::MemDescIndexOp::create(builder, loc, p.alloc.getType(), p.ring, slot);
+        brickgpu::AsyncCopyGlobalToLocalOp::create(builder, loc, pointers, buffer, mask);
+      }
+      brickgpu::AsyncCommitGroupOp::create(builder, loc);
+    };
+    // The loop-carried values of the iteration after the one `map` evaluates (`carried(i)` is the block
+    // argument of loop value i).
+    SmallVector<Value> yieldedValues(loop.getYieldedValues());
+    auto advance = [&](IRMapping &map, function_ref<Value(unsigned)> carried) {
+      SmallVector<Value> next;
+      for (unsigned index : slice->carried)
+        next.push_back(map.lookupOrDefault(yieldedValues[index]));
+      for (auto [index, value] : llvm::zip(slice->carried, next))
+        map.map(carried(index), value);
+      return next;
+    };
+
+    // Prologue: iterations 0 .. S-2.
+    IRMapping prologue;
+    for (unsigned index : slice->carried)
+      prologue.map(loop.getRegionIterArg(index), loop.getInitArgs()[index]);
+    SmallVector<Value> ahead;
+    for (unsigned stage = 0; stage + 1 < stages; ++stage) {
+      issue(b, prologue, loop.getInductionVar(), iterationAhead(b, loop.getLowerBound(), stage),
+            constant(b, b.getI32Type(), stage));
+      ahead = advance(prologue, [&](unsigned i) { return loop.getRegionIterArg(i); });
+    }
+
+    // The loop, carrying the values of iteration i + S-1 and the slot iteration i reads.
+    SmallVector<Value> inits(loop.getInitArgs());
+    llvm::append_range(inits, ahead);
+    inits.push_back(constant(b, b.getI32Type(), 0));
+    auto pipelined = scf::ForOp::create(b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(), inits);
+    Block *body = pipelined.getBody();
+    if (!body->empty())
+      body->getTerminator()->erase();
+    body->getOperations().splice(body->end(), loop.getBody()->getOperations());
+    unsigned original = loop.getNumRegionIterArgs();
+    loop.getInductionVar().replaceAllUsesWith(pipelined.getInductionVar());
+    for (unsigned i = 0; i < original; ++i)
+      loop.getRegionIterArg(i).replaceAllUsesWith(pipelined.getRegionIterArg(i));
+    Value readSlot = body->getArguments().back();
+
+    OpBuilder inside = OpBuilder::atBlockBegin(body);
+    brickgpu::AsyncWaitOp::create(inside, loc, ValueRange{}, stages - 2);
+    brickgpu::BarrierOp::create(inside, loc);
+    Value last = constant(inside, inside.getI32Type(), stages - 1);
+    Value zero = constant(inside, inside.getI32Type(), 0);
+    Value one = constant(inside, inside.getI32Type(), 1);
+    Value readsFirst = arith::CmpIOp::create(inside, loc, arith::CmpIPredicate::eq, readSlot, zero);
+    Value writeSlot = arith::SelectOp::create(inside, loc, readsFirst, last,
+                                              arith::SubIOp::create(inside, loc, readSlot, one));
+    IRMapping steady;
+    for (auto [i, index] : llvm::enumerate(slice->carried))
+      steady.map(pipelined.getRegionIterArg(index), pipelined.getRegionIterArg(original + i));
+    issue(inside, steady, pipelined.getInductionVar(), iterationAhead(inside, pipelined.getInductionVar(), stages - 1),
+          writeSlot);
+    SmallVector<Value> aheadNext = advance(steady, [&](unsigned i) { return pipelined.getRegionIterArg(i); });
+
+    for (Prefetched &p : loads) {
+      OpBuilder at(p.alloc);
+      Value slot = brickgpu::MemDescIndexOp::create(at, loc, p.alloc.getType(), p.ring, readSlot);
+      p.alloc.replaceAllUsesWith(slot);
+      p.alloc.erase();
+      p.load.erase();
+    }
+    Operation *yield = body->getTerminator();
+    OpBuilder atEnd(yield);
+    SmallVector<Value> yielded(yield->getOperands());
+    llvm::append_range(yielded, aheadNext);
+    Value readsLast = arith::CmpIOp::create(atEnd, loc, arith::CmpIPredicate::eq, readSlot, last);
+    yielded.push_back(arith::SelectOp::create(atEnd, loc, readsLast, zero, arith::AddIOp::create(atEnd, loc, readSlot, one)));
+    scf::YieldOp::create(atEnd, loc, yielded);
+    yield->erase();
+
+    // Drain: no copy may land after the ring's bytes are given to something else.
+    OpBuilder after(loop->getBlock(), std::next(Block::iterator(loop)));
+    SmallVector<Value> rings = llvm::map_to_vector(loads, [](Prefetched &p) { return p.ring; });
+    brickgpu::AsyncWaitOp::create(after, loc, rings, 0);
+    brickgpu::BarrierOp::create(after, loc);
+    loop.replaceAllUsesWith(pipelined.getResults().take_front(original));
+    loop.erase();
+  }
+};
+} // namespace
+} // namespace mlir::brick
