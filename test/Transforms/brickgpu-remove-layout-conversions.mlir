@@ -81,3 +81,43 @@ func.func @keeps_needed_conversion(%pa: tensor<1024x!brick.ptr<f32>, #a>, %pb: t
   brick.store %pb, %xb : tensor<1024x!brick.ptr<f32>, #b>
   return
 }
+
+// -----
+
+// Loop-carried values move into the layout their users in the loop convert them to: the accumulator of a
+// tensor-core dot stays #mma across iterations, the pointers stay in the load's layout; the conversions happen
+// once, after the loop (or not at all: the zeros are made in #mma).
+#acc = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+#ld = #brickgpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #brickgpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+#a = #brickgpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+#b = #brickgpu.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>
+#s = #brickgpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+// CHECK-LABEL: func.func @carry_in_users_layout
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #[[MMA:mma.*]]>
+// CHECK: %[[R:.*]]:2 = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]], %[[P:.*]] = %{{.*}}) -> (tensor<64x64xf32, #[[MMA]]>, tensor<64x64x!brick.ptr<f16>, #[[LD:blocked.*]]>)
+// CHECK-NOT: brickgpu.convert_layout
+// CHECK: brick.load %[[P]] : tensor<64x64x!brick.ptr<f16>, #[[LD]]>
+// CHECK: %[[D:.*]] = brick.dot {{.*}}, %[[ACC]] : {{.*}} -> tensor<64x64xf32, #[[MMA]]>
+// CHECK: %[[NEXT:.*]] = brick.addptr %[[P]], %{{.*}} : tensor<64x64x!brick.ptr<f16>, #[[LD]]>, tensor<64x64xi32, #[[LD]]>
+// CHECK: scf.yield %[[D]], %[[NEXT]]
+// CHECK: brickgpu.convert_layout %[[R]]#0 : tensor<64x64xf32, #[[MMA]]> -> tensor<64x64xf32, #{{.*}}>
+func.func @carry_in_users_layout(%p: tensor<64x64x!brick.ptr<f16>, #acc>, %n: i32) -> tensor<64x64xf32, #acc> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+  %step = arith.constant dense<64> : tensor<64x64xi32, #acc>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %q = %p) -> (tensor<64x64xf32, #acc>, tensor<64x64x!brick.ptr<f16>, #acc>) : i32 {
+    %q_ld = brickgpu.convert_layout %q : tensor<64x64x!brick.ptr<f16>, #acc> -> tensor<64x64x!brick.ptr<f16>, #ld>
+    %x = brick.load %q_ld : tensor<64x64x!brick.ptr<f16>, #ld>
+    %buffer = brickgpu.local_alloc %x : (tensor<64x64xf16, #ld>) -> !brickgpu.memdesc<64x64xf16, #s>
+    %xa = brickgpu.local_load %buffer : !brickgpu.memdesc<64x64xf16, #s> -> tensor<64x64xf16, #a>
+    %xb = brickgpu.local_load %buffer : !brickgpu.memdesc<64x64xf16, #s> -> tensor<64x64xf16, #b>
+    %c = brickgpu.convert_layout %acc : tensor<64x64xf32, #acc> -> tensor<64x64xf32, #mma>
+    %d = brick.dot %xa, %xb, %c : tensor<64x64xf16, #a> * tensor<64x64xf16, #b> -> tensor<64x64xf32, #mma>
+    %d_acc = brickgpu.convert_layout %d : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #acc>
+    %q2 = brick.addptr %q, %step : tensor<64x64x!brick.ptr<f16>, #acc>, tensor<64x64xi32, #acc>
+    scf.yield %d_acc, %q2 : tensor<64x64xf32, #acc>, tensor<64x64x!brick.ptr<f16>, #acc>
+  }
+  return %r#0 : tensor<64x64xf32, #acc>
+}

@@ -153,7 +153,8 @@ TEST(JIT, DumpDirectoryHoldsEveryStage) {
     files.push_back(entry.path().filename().string());
   EXPECT_THAT(files, ::testing::Contains("00_input.mlir"));
   EXPECT_THAT(files, ::testing::Contains("04_convert-brick-to-brickgpu.mlir"));
-  EXPECT_THAT(files, ::testing::Contains("16_ptx.ptx"));
+  EXPECT_THAT(files, ::testing::Contains("08_brickgpu-pipeline.mlir"));
+  EXPECT_THAT(files, ::testing::Contains("19_ptx.ptx"));
   fs::remove_all(dump);
 }
 

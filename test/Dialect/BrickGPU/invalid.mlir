@@ -79,3 +79,55 @@ func.func @f(%x: tensor<64xf32, #a>) {
   %y = brickgpu.convert_layout %x : tensor<64xf32, #a> -> tensor<128xf32, #a>
   return
 }
+
+// -----
+
+// expected-error @+1 {{mma version 3 is not supported; version 2 (mma.sync) is}}
+func.func @f(%x: tensor<32x32xf32, #brickgpu.mma<{version = 3, warpsPerCTA = [2, 2], instrShape = [16, 8]}>>) { return }
+
+// -----
+
+// expected-error @+1 {{an mma version 2 layout has instrShape = [16, 8]}}
+func.func @f(%x: tensor<32x32xf32, #brickgpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 16]}>>) { return }
+
+// -----
+
+// expected-error @+1 {{warpsPerCTA must be powers of two}}
+func.func @f(%x: tensor<32x32xf32, #brickgpu.mma<{version = 2, warpsPerCTA = [3, 1], instrShape = [16, 8]}>>) { return }
+
+// -----
+
+#mma = #brickgpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+// expected-error @+1 {{opIdx is 0 (the dot's a) or 1 (its b), got 2}}
+func.func @f(%x: tensor<32x32xf16, #brickgpu.dot_op<{opIdx = 2, parent = #mma, kWidth = 2}>>) { return }
+
+// -----
+
+#mma = #brickgpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+// expected-error @+1 {{kWidth (elements along K per 32-bit register) is 1, 2 or 4, got 3}}
+func.func @f(%x: tensor<32x32xf16, #brickgpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 3}>>) { return }
+
+// -----
+
+#shared = #brickgpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+func.func @f(%ring: !brickgpu.memdesc<3x64x64xf16, #shared>, %i: i32) {
+  // expected-error @+1 {{a slot of '!brickgpu.memdesc<3x64x64xf16, #brickgpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>>' is a 2-D buffer of its element type and layout}}
+  %s = brickgpu.memdesc_index %ring[%i] : !brickgpu.memdesc<3x64x64xf16, #shared> -> !brickgpu.memdesc<64x32xf16, #shared>
+  return
+}
+
+// -----
+
+#shared = #brickgpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+#blocked = #brickgpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @f(%p: tensor<64x64x!brick.ptr<f32>, #blocked>, %buffer: !brickgpu.memdesc<64x64xf16, #shared>) {
+  // expected-error @+1 {{copies a block of pointers into a buffer of its shape and element type}}
+  brickgpu.async_copy_global_to_local %p, %buffer : tensor<64x64x!brick.ptr<f32>, #blocked> -> !brickgpu.memdesc<64x64xf16, #shared>
+  return
+}
+
+// -----
+
+#shared = #brickgpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+// expected-error @+1 {{a shared-memory block has a static power-of-two shape (a ring of them any number of buffers first)}}
+func.func @f(%ring: !brickgpu.memdesc<3x48x64xf16, #shared>) { return }

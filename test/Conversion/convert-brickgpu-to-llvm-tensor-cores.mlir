@@ -1,0 +1,102 @@
+// The tensor-core path in the LLVM and NVVM dialects: ldmatrix for #dot_op operands (plain where the buffer runs
+// along K, .trans where it runs along M or N), mma.sync per 16x8 accumulator tile and K step, cp.async copies
+// with zero fill, their groups and waits, and ring slots as byte offsets.
+// RUN: brick-opt %s -split-input-file -brickgpu-allocate-shared-memory -convert-brickgpu-to-llvm | FileCheck %s
+
+#mma = #brickgpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+#a = #brickgpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+#b = #brickgpu.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>
+#rows = #brickgpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // Each warp holds a 16x16 tile of the 32x32 result (two n8 tiles, 16 columns apart) and one K step of 16: one
+  // ldmatrix.x4 for its a fragment, one ldmatrix.x4.trans for both b fragments, read right before the mma.sync.
+  // CHECK-LABEL: llvm.func @f16
+  // CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+  // CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+  // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+  // CHECK-NOT: nvvm.ldmatrix
+  // CHECK: nvvm.mma.sync
+  // CHECK-NOT: nvvm.mma.sync
+  // CHECK: llvm.return
+  func.func @f16(%c: tensor<32x32xf32, #mma>) -> tensor<32x32xf32, #mma> {
+    %sa = brickgpu.local_alloc : () -> !brickgpu.memdesc<32x16xf16, #rows>
+    %sb = brickgpu.local_alloc : () -> !brickgpu.memdesc<16x32xf16, #rows>
+    %a = brickgpu.local_load %sa : !brickgpu.memdesc<32x16xf16, #rows> -> tensor<32x16xf16, #a>
+    %b = brickgpu.local_load %sb : !brickgpu.memdesc<16x32xf16, #rows> -> tensor<16x32xf16, #b>
+    %d = brick.dot %a, %b, %c : tensor<32x16xf16, #a> * tensor<16x32xf16, #b> -> tensor<32x32xf32, #mma>
+    return %d : tensor<32x32xf32, #mma>
+  }
+}
+
+// -----
+
+// tf32: each f32 rounded to nearest (cvt.rna.tf32.f32) and fed as i32; tf32x3 adds the rounded remainders' products
+// first, then the big one: three mma.sync per tile.
+#mma = #brickgpu.mma<{version = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#a = #brickgpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 1}>
+#b = #brickgpu.dot_op<{opIdx = 1, parent = #mma, kWidth = 1}>
+module attributes {brickgpu.num_warps = 1 : i32} {
+  // CHECK-LABEL: llvm.func @tf32
+  // CHECK: nvvm.convert.float.to.tf32 %{{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
+  // CHECK: nvvm.mma.sync {{.*}} multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, shape = #nvvm.shape<m = 16, n = 8, k = 8>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+  // CHECK-NOT: nvvm.mma.sync
+  // CHECK: llvm.return
+  func.func @tf32(%a: tensor<16x8xf32, #a>, %b: tensor<8x8xf32, #b>, %c: tensor<16x8xf32, #mma>) -> tensor<16x8xf32, #mma> {
+    %d = brick.dot %a, %b, %c inputPrecision = tf32 : tensor<16x8xf32, #a> * tensor<8x8xf32, #b> -> tensor<16x8xf32, #mma>
+    return %d : tensor<16x8xf32, #mma>
+  }
+  // CHECK-LABEL: llvm.func @tf32x3
+  // CHECK: llvm.fsub
+  // CHECK-COUNT-3: nvvm.mma.sync {{.*}}#nvvm.mma_type<tf32>
+  // CHECK-NOT: nvvm.mma.sync
+  // CHECK: llvm.return
+  func.func @tf32x3(%a: tensor<16x8xf32, #a>, %b: tensor<8x8xf32, #b>, %c: tensor<16x8xf32, #mma>) -> tensor<16x8xf32, #mma> {
+    %d = brick.dot %a, %b, %c inputPrecision = tf32x3 : tensor<16x8xf32, #a> * tensor<8x8xf32, #b> -> tensor<16x8xf32, #mma>
+    return %d : tensor<16x8xf32, #mma>
+  }
+}
+
+// -----
+
+// i8 into i32: m16n8k32, wrapping (as the interpreter and plain integer arithmetic do).
+#mma = #brickgpu.mma<{version = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#a = #brickgpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 4}>
+#b = #brickgpu.dot_op<{opIdx = 1, parent = #mma, kWidth = 4}>
+module attributes {brickgpu.num_warps = 1 : i32} {
+  // CHECK-LABEL: llvm.func @i8
+  // CHECK: nvvm.mma.sync {{.*}}intOverflowBehavior = #nvvm.mma_int_overflow<wrapped>{{.*}}multiplicandAPtxType = #nvvm.mma_type<s8>{{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 32>} : (i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32)>
+  func.func @i8(%a: tensor<16x32xi8, #a>, %b: tensor<32x8xi8, #b>, %c: tensor<16x8xi32, #mma>) -> tensor<16x8xi32, #mma> {
+    %d = brick.dot %a, %b, %c : tensor<16x32xi8, #a> * tensor<32x8xi8, #b> -> tensor<16x8xi32, #mma>
+    return %d : tensor<16x8xi32, #mma>
+  }
+}
+
+// -----
+
+#b = #brickgpu.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#s = #brickgpu.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // 1024 f16 over 128 threads: one 16-byte cp.async each (.cg: around L1), 16 or 0 source bytes by the mask, into
+  // ring slot %slot (2048 bytes each).
+  // CHECK-LABEL: llvm.func @copy
+  // CHECK: %[[SLOT:.*]] = llvm.mul %arg2, %{{.*}} : i32
+  // CHECK: %[[BUFFER:.*]] = llvm.getelementptr %{{.*}}[%[[SLOT]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+  // CHECK: %[[SIZE:.*]] = llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, i32
+  // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %[[SIZE]] : !llvm.ptr<3>, !llvm.ptr<1>, i32
+  // CHECK-NOT: nvvm.cp.async.shared.global
+  // CHECK: nvvm.cp.async.commit.group
+  // CHECK: nvvm.cp.async.wait.group 0
+  func.func @copy(%p: !brick.ptr<f16> {brick.divisibility = 16 : i32}, %n: i32 {brick.divisibility = 16 : i32}, %slot: i32) attributes {brick.kernel} {
+    %r = brick.make_range 0, 1024 : tensor<1024xi32, #b>
+    %ps = brick.splat %p : tensor<1024x!brick.ptr<f16>, #b>
+    %ptrs = brick.addptr %ps, %r : tensor<1024x!brick.ptr<f16>, #b>, tensor<1024xi32, #b>
+    %ns = brick.splat %n : tensor<1024xi32, #b>
+    %m = arith.cmpi slt, %r, %ns : tensor<1024xi32, #b>
+    %ring = brickgpu.local_alloc : () -> !brickgpu.memdesc<3x1024xf16, #s>
+    %buffer = brickgpu.memdesc_index %ring[%slot] : !brickgpu.memdesc<3x1024xf16, #s> -> !brickgpu.memdesc<1024xf16, #s>
+    brickgpu.async_copy_global_to_local %ptrs, %buffer mask %m : tensor<1024x!brick.ptr<f16>, #b> -> !brickgpu.memdesc<1024xf16, #s>, tensor<1024xi1, #b>
+    brickgpu.async_commit_group
+    brickgpu.async_wait %ring : !brickgpu.memdesc<3x1024xf16, #s> {pending = 0 : i32}
+    return
+  }
+}

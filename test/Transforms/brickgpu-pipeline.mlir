@@ -1,0 +1,103 @@
+// Loads that fill a loop's shared buffers become cp.async copies into a ring, num-stages - 1 iterations ahead.
+// RUN: brick-opt %s -split-input-file -brickgpu-pipeline=num-stages=3 | FileCheck %s
+// RUN: brick-opt %s -split-input-file -brickgpu-pipeline=num-stages=1 | FileCheck %s --check-prefix=OFF
+
+#b = #brickgpu.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#s = #brickgpu.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: func.func @stream
+  // CHECK: %[[RING:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<3x1024xf16, #{{.*}}>
+  // Prologue: iterations 0 and 1 into slots 0 and 1, each masked to the loop's range and its own group; the
+  // pointers advance by the loop's own update.
+  // CHECK: %[[NEXT:.*]] = brick.addptr %[[FIRST:.*]], %{{.*}}
+  // CHECK: %[[IN0:.*]] = arith.cmpi slt, %c0_i32, %arg1 : i32
+  // CHECK: %[[M0:.*]] = brick.splat %[[IN0]] : tensor<1024xi1, #{{.*}}>
+  // CHECK: %[[K0:.*]] = arith.andi %{{.*}}, %[[M0]]
+  // CHECK: %[[S0:.*]] = brickgpu.memdesc_index %[[RING]][%{{.*}}]
+  // CHECK: brickgpu.async_copy_global_to_local %[[FIRST]], %[[S0]] mask %[[K0]]
+  // CHECK-NEXT: brickgpu.async_commit_group
+  // CHECK: %[[AHEAD:.*]] = brick.addptr %[[NEXT]], %{{.*}}
+  // CHECK: %[[S1:.*]] = brickgpu.memdesc_index %[[RING]][%{{.*}}]
+  // CHECK: brickgpu.async_copy_global_to_local %[[NEXT]], %[[S1]] mask
+  // CHECK-NEXT: brickgpu.async_commit_group
+  // The loop carries the pointers of iteration i + 2 and the slot it reads.
+  // CHECK: scf.for %[[I:.*]] = %c0_i32 to %arg1 step %c1_i32 iter_args(%[[ACC:.*]] = %{{.*}}, %{{.*}} = %[[FIRST]], %[[P:.*]] = %[[AHEAD]], %[[SLOT:.*]] = %{{.*}})
+  // CHECK-NEXT: brickgpu.async_wait {pending = 1 : i32}
+  // CHECK-NEXT: brickgpu.barrier
+  // CHECK: %[[WRITE:.*]] = arith.select %{{.*}}, %c2_i32, %{{.*}} : i32
+  // CHECK: %[[AT:.*]] = arith.addi %[[I]], %{{.*}} : i32
+  // CHECK: arith.cmpi slt, %[[AT]], %arg1 : i32
+  // CHECK: %[[INTO:.*]] = brickgpu.memdesc_index %[[RING]][%[[WRITE]]]
+  // CHECK: brickgpu.async_copy_global_to_local %[[P]], %[[INTO]] mask
+  // CHECK-NEXT: brickgpu.async_commit_group
+  // CHECK: %[[READ:.*]] = brickgpu.memdesc_index %[[RING]][%[[SLOT]]]
+  // CHECK: brickgpu.local_load %[[READ]]
+  // CHECK-NOT: brick.load
+  // CHECK: scf.yield
+  // Every copy lands before the ring's bytes can be reused.
+  // CHECK: brickgpu.async_wait %[[RING]] : !brickgpu.memdesc<3x1024xf16, #{{.*}}> {pending = 0 : i32}
+  // CHECK-NEXT: brickgpu.barrier
+  // OFF-LABEL: func.func @stream
+  // OFF-NOT: async
+  // OFF: brick.load
+  func.func @stream(%p: !brick.ptr<f16> {brick.divisibility = 16 : i32}, %n: i32, %limit: i32 {brick.divisibility = 16 : i32}) -> tensor<1024xf16, #b> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c1024 = arith.constant 1024 : i32
+    %r = brick.make_range 0, 1024 : tensor<1024xi32, #b>
+    %ps = brick.splat %p : tensor<1024x!brick.ptr<f16>, #b>
+    %ptrs = brick.addptr %ps, %r : tensor<1024x!brick.ptr<f16>, #b>, tensor<1024xi32, #b>
+    %init = arith.constant dense<0.0> : tensor<1024xf16, #b>
+    %step = arith.constant dense<1024> : tensor<1024xi32, #b>
+    %out:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init, %q = %ptrs) -> (tensor<1024xf16, #b>, tensor<1024x!brick.ptr<f16>, #b>) : i32 {
+      %done = arith.muli %i, %c1024 : i32
+      %left = arith.subi %limit, %done : i32
+      %lefts = brick.splat %left : tensor<1024xi32, #b>
+      %m = arith.cmpi slt, %r, %lefts : tensor<1024xi32, #b>
+      %x = brick.load %q, %m, %init : tensor<1024x!brick.ptr<f16>, #b>
+      %buf = brickgpu.local_alloc %x : (tensor<1024xf16, #b>) -> !brickgpu.memdesc<1024xf16, #s>
+      %y = brickgpu.local_load %buf : !brickgpu.memdesc<1024xf16, #s> -> tensor<1024xf16, #b>
+      %sum = arith.addf %acc, %y : tensor<1024xf16, #b>
+      %q2 = brick.addptr %q, %step : tensor<1024x!brick.ptr<f16>, #b>, tensor<1024xi32, #b>
+      scf.yield %sum, %q2 : tensor<1024xf16, #b>, tensor<1024x!brick.ptr<f16>, #b>
+    }
+    return %out#0 : tensor<1024xf16, #b>
+  }
+}
+
+// -----
+
+// Loads that cannot become cp.async stay: `other` is not zero (zero fill cannot give it), or nothing proves more
+// than 2 contiguous bytes (an f16 pointer of unknown alignment).
+#b = #brickgpu.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#s = #brickgpu.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: func.func @stays
+  // CHECK-NOT: async
+  // CHECK: brick.load
+  // CHECK: brick.load
+  func.func @stays(%p: !brick.ptr<f16> {brick.divisibility = 16 : i32}, %u: !brick.ptr<f16>, %n: i32) -> tensor<1024xf16, #b> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = brick.make_range 0, 1024 : tensor<1024xi32, #b>
+    %ps = brick.splat %p : tensor<1024x!brick.ptr<f16>, #b>
+    %ptrs = brick.addptr %ps, %r : tensor<1024x!brick.ptr<f16>, #b>, tensor<1024xi32, #b>
+    %us = brick.splat %u : tensor<1024x!brick.ptr<f16>, #b>
+    %uptrs = brick.addptr %us, %r : tensor<1024x!brick.ptr<f16>, #b>, tensor<1024xi32, #b>
+    %init = arith.constant dense<0.0> : tensor<1024xf16, #b>
+    %one = arith.constant dense<1.0> : tensor<1024xf16, #b>
+    %true = arith.constant dense<true> : tensor<1024xi1, #b>
+    %out = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> (tensor<1024xf16, #b>) : i32 {
+      %x = brick.load %ptrs, %true, %one : tensor<1024x!brick.ptr<f16>, #b>
+      %buf = brickgpu.local_alloc %x : (tensor<1024xf16, #b>) -> !brickgpu.memdesc<1024xf16, #s>
+      %y = brickgpu.local_load %buf : !brickgpu.memdesc<1024xf16, #s> -> tensor<1024xf16, #b>
+      %z = brick.load %uptrs : tensor<1024x!brick.ptr<f16>, #b>
+      %buf2 = brickgpu.local_alloc %z : (tensor<1024xf16, #b>) -> !brickgpu.memdesc<1024xf16, #s>
+      %w = brickgpu.local_load %buf2 : !brickgpu.memdesc<1024xf16, #s> -> tensor<1024xf16, #b>
+      %s1 = arith.addf %acc, %y : tensor<1024xf16, #b>
+      %s2 = arith.addf %s1, %w : tensor<1024xf16, #b>
+      scf.yield %s2 : tensor<1024xf16, #b>
+    }
+    return %out : tensor<1024xf16, #b>
+  }
+}
