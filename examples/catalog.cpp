@@ -14,10 +14,9 @@ namespace {
 template <class K>
 Example make(std::string name, std::string summary, K kernel, brick::Specialization spec, unsigned numWarps = 4) {
   return Example{std::move(name), std::move(summary),
-                 [kernel, spec](mlir::MLIRContext *context, const std::function<void(mlir::Operation *)> &run) {
-                   return kernel.build(context, spec, run);
-                 },
-                 numWarps};
+                 [kernel](mlir::MLIRContext *context, const brick::Specialization &spec,
+                          const std::function<void(mlir::Operation *)> &run) { return kernel.build(context, spec, run); },
+                 std::move(spec), numWarps};
 }
 } // namespace
 

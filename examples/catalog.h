@@ -17,9 +17,16 @@ namespace examples {
 struct Example {
   std::string name;
   std::string summary;
-  /// Builds the kernel's brick IR (into `context`, a fresh one when null); `run` sees the module.
-  std::function<brick::BuildResult(mlir::MLIRContext *context, const std::function<void(mlir::Operation *)> &run)>
-      build;
+  /// Builds the kernel's brick IR for a specialization (into `context`, a fresh one when null); `run` sees the
+  /// module.
+  std::function<brick::BuildResult(mlir::MLIRContext *context, const brick::Specialization &spec,
+                                   const std::function<void(mlir::Operation *)> &run)>
+      buildSpecialization;
+  /// The typical specialization.
+  brick::Specialization spec;
+  brick::BuildResult build(mlir::MLIRContext *context, const std::function<void(mlir::Operation *)> &run) const {
+    return buildSpecialization(context, spec, run);
+  }
   /// How the example's program launches it (what brickc uses unless told otherwise).
   unsigned numWarps = 4, numStages = 3;
 };

@@ -114,7 +114,9 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
     pm.addPass(mlir::createRemoveDeadValuesPass());
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
-    pm.addPass(mlir::brick::createBrickGPUAllocateSharedMemory());
+    mlir::brick::BrickGPUAllocateSharedMemoryOptions allocation;
+    allocation.maxSharedMemory = options.target.maxSharedMemory();
+    pm.addPass(mlir::brick::createBrickGPUAllocateSharedMemory(allocation));
   }
   if (stage >= Stage::LLVMDialect) {
     pm.addPass(mlir::createSCFToControlFlowPass());

@@ -60,6 +60,14 @@ std::string GpuTarget::name() const {
   return "sm_" + std::to_string(computeCapability) + (archSpecific && computeCapability >= 90 ? "a" : "");
 }
 
+unsigned GpuTarget::maxSharedMemory() const {
+  if (computeCapability == 80 || computeCapability == 87)
+    return 163 * 1024;
+  if (computeCapability >= 90)
+    return 227 * 1024;
+  return 99 * 1024;
+}
+
 llvm::Expected<GpuTarget> GpuTarget::parse(llvm::StringRef name) {
   GpuTarget target;
   llvm::StringRef rest = name;

@@ -115,7 +115,7 @@ struct AccelerateDotPass : impl::BrickGPUAccelerateDotBase<AccelerateDotPass> {
     if (accumulator + operands <= limit)
       return success();
     auto kernel = dot->getParentOfType<func::FuncOp>();
-    return dot.emitError() << "kernel '" << (kernel ? kernel.getSymName() : StringRef("?")) << "': this dot's "
+    return mlir::emitError(dot.getLoc()) << "kernel '" << (kernel ? kernel.getSymName() : StringRef("?")) << "': this dot's "
                            << c.getDimSize(0) << "x" << c.getDimSize(1) << " " << c.getElementType()
                            << " accumulator over " << numWarps << " warps needs at least " << accumulator + operands
                            << " registers per thread (" << accumulator << " for the accumulator), more than the "

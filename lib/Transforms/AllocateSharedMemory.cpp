@@ -2,9 +2,9 @@
 //
 // Every op that needs shared memory gets an offset. Buffers are intervals in program order: scratch lives
 // while its op runs; a local_alloc buffer from its definition to the end of its last use (a use inside a
-// loop or branch keeps it alive through that whole op). Largest first, each buffer goes at the lowest offset
-// where it overlaps no placed buffer that is live at the same time, so buffers never live together share
-// bytes.
+// loop or branch keeps it alive through that whole op; a buffer a dot reads through a local_load, until the
+// dot). Largest first, each buffer goes at the lowest offset where it overlaps no placed buffer that is live at
+// the same time, so buffers never live together share bytes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +12,7 @@
 #include "brick/Dialect/BrickGPU/BrickGPUDialect.h"
 #include "brick/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
 namespace mlir::brick {
@@ -29,6 +30,7 @@ struct Buffer {
 };
 
 struct AllocateSharedMemoryPass : impl::BrickGPUAllocateSharedMemoryBase<AllocateSharedMemoryPass> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Program positions: pre-order; an op's subtree spans [position(op), end(op)].
@@ -49,10 +51,19 @@ struct AllocateSharedMemoryPass : impl::BrickGPUAllocateSharedMemoryBase<Allocat
     module.walk([&](Operation *op) {
       if (auto alloc = dyn_cast<brickgpu::LocalAllocOp>(op)) {
         int64_t last = position[op];
-        for (Operation *user : alloc->getUsers()) {
+        auto keepUntil = [&](Operation *user) {
           // The user's ancestor in the alloc's block: a use inside a loop keeps the buffer for the whole loop.
           Operation *ancestor = op->getBlock()->findAncestorOpInBlock(*user);
           last = std::max(last, ancestor ? end[ancestor] : end[user]);
+        };
+        for (Operation *user : alloc->getUsers()) {
+          keepUntil(user);
+          // A dot on tensor cores reads its operands' buffers itself, K step by K step (the local_load only
+          // names them): the buffer lives until the dot.
+          if (isa<brickgpu::LocalLoadOp>(user))
+            for (Operation *reader : user->getUsers())
+              if (isa<DotOp>(reader))
+                keepUntil(reader);
         }
         auto type = alloc.getType();
         buffers.push_back({op, type.getNumElements() * getSharedElementBytes(type.getElementType()), position[op], last});
@@ -82,8 +93,27 @@ struct AllocateSharedMemoryPass : impl::BrickGPUAllocateSharedMemoryBase<Allocat
       buffer.owner->setAttr(brickgpu::BrickGPUDialect::getOffsetAttrName(),
                             IntegerAttr::get(IntegerType::get(&getContext(), 32), buffer.offset));
     }
+    total = llvm::alignTo(total, kAlignment);
     module->setAttr(brickgpu::BrickGPUDialect::getSharedAttrName(),
-                    IntegerAttr::get(IntegerType::get(&getContext(), 32), llvm::alignTo(total, kAlignment)));
+                    IntegerAttr::get(IntegerType::get(&getContext(), 32), total));
+    if (maxSharedMemory && total > int64_t(maxSharedMemory) && !buffers.empty()) {
+      // Before launch, not at it: name the kernel, the numbers and the largest buffer (at its source line).
+      const Buffer &largest = buffers.front();
+      auto kernel = largest.owner->getParentOfType<func::FuncOp>();
+      InFlightDiagnostic error = mlir::emitError(largest.owner->getLoc())
+                                 << "kernel '" << (kernel ? kernel.getSymName() : StringRef("?")) << "' needs " << total
+                                 << " bytes of shared memory, more than the " << unsigned(maxSharedMemory)
+                                 << " a program may have on the target GPU; the largest part is here: " << largest.size
+                                 << " bytes";
+      if (auto alloc = dyn_cast<brickgpu::LocalAllocOp>(largest.owner)) {
+        ArrayRef<int64_t> shape = alloc.getType().getShape();
+        error << " for " << (alloc.getSrc() ? "a staged " : "a ring of ");
+        llvm::interleave(shape, error, "x");
+        error << " " << alloc.getType().getElementType() << " buffer"
+              << (alloc.getSrc() ? "" : "s (lower num_stages or the block sizes)");
+      }
+      signalPassFailure();
+    }
   }
 };
 } // namespace

@@ -166,7 +166,7 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
       SmallVector<int64_t> shape{int64_t(stages)};
       llvm::append_range(shape, slot.getShape());
       auto ringType = MemDescType::get(context, shape, slot.getElementType(), slot.getEncoding());
-      p.ring = LocalAllocOp::create(b, loc, ringType, Value());
+      p.ring = LocalAllocOp::create(b, p.alloc.getLoc(), ringType, Value()); // the dot's line, for errors
     }
 
     // Copies of iteration `iv` (the slice evaluated under `map`) into slot `slot` of each ring, one group.

@@ -27,6 +27,9 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir fil
 static cl::opt<std::string> exampleName("example", cl::desc("Compile a built-in example instead of a file"),
                                         cl::value_desc("vector_add|softmax|matmul|moe"), cl::init(""));
 static cl::opt<bool> listExamples("list-examples", cl::desc("List the built-in examples"));
+static cl::list<int64_t> constants("constants", cl::CommaSeparated,
+                                   cl::desc("The example's Const parameters, in order, instead of its typical ones "
+                                            "(--constants=128,256,64,8 for matmul's tiles)"));
 static cl::opt<std::string> emit("emit", cl::desc("Stage to stop at and print: brick, brickgpu, llvm-dialect, "
                                                   "llvm-ir, ptx, cubin, or bundle (an AOT kernel bundle the runtime "
                                                   "loads without the compiler)"),
@@ -87,7 +90,18 @@ int main(int argc, char **argv) {
     const examples::Example *example = examples::findExample(exampleName);
     if (!example)
       return fail("no example named '" + exampleName + "' (--list-examples lists them)");
-    brick::BuildResult built = example->build(&context, [&](mlir::Operation *op) {
+    brick::Specialization spec = example->spec;
+    if (!constants.empty()) {
+      size_t next = 0;
+      for (brick::Arg &arg : spec)
+        if (arg.isConstant() && next < constants.size())
+          arg = brick::Arg(constants[next++]);
+      size_t expected = llvm::count_if(example->spec, [](const brick::Arg &arg) { return arg.isConstant(); });
+      if (next != constants.size() || next != expected)
+        return fail("--constants: example '" + exampleName + "' has " + Twine(expected) + " Const parameters, got " +
+                    Twine(constants.size()));
+    }
+    brick::BuildResult built = example->buildSpecialization(&context, spec, [&](mlir::Operation *op) {
       module = mlir::OwningOpRef<mlir::ModuleOp>(cast<mlir::ModuleOp>(op->clone()));
     });
     if (!built) {

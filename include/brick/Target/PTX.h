@@ -18,6 +18,9 @@ struct GpuTarget {
   bool archSpecific = true;
   /// "sm_90a", "sm_80".
   std::string name() const;
+  /// The most shared memory (bytes) one program may use: 163 KB on sm_80 and sm_87, 227 KB on sm_90, 99 KB on
+  /// the others (sm_86, sm_89).
+  unsigned maxSharedMemory() const;
   /// Parses "sm_80", "sm_90", "sm_90a"; an error names what is accepted.
   static llvm::Expected<GpuTarget> parse(llvm::StringRef name);
 };

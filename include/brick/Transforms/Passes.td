@@ -90,7 +90,13 @@ def BrickGPUAllocateSharedMemory : Pass<"brickgpu-allocate-shared-memory", "::ml
     (`brickgpu.offset`, bytes) such that buffers live at the same time do not overlap, while buffers that
     are never live together reuse the same bytes; liveness follows program order, with a buffer used inside
     a loop live through the whole loop. The module records the total as `brickgpu.shared`.
+    With `max-shared-memory`, a total above it is an error at the largest buffer (for a dot's operands: the
+    dot's source line), naming the kernel and the numbers, before any code is generated.
   }];
+  let options = [
+    Option<"maxSharedMemory", "max-shared-memory", "unsigned", "0",
+           "The most shared memory one program may use on the target GPU, in bytes (0: no limit)">,
+  ];
 }
 
 #endif // BRICK_TRANSFORMS_PASSES_TD
