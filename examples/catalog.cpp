@@ -12,11 +12,12 @@ namespace examples {
 
 namespace {
 template <class K>
-Example make(std::string name, std::string summary, K kernel, brick::Specialization spec, unsigned numWarps = 4) {
+Example make(std::string name, std::string summary, K kernel, brick::Specialization spec, unsigned numWarps = 4,
+             unsigned numStages = 3) {
   return Example{std::move(name), std::move(summary),
                  [kernel](mlir::MLIRContext *context, const brick::Specialization &spec,
                           const std::function<void(mlir::Operation *)> &run) { return kernel.build(context, spec, run); },
-                 std::move(spec), numWarps};
+                 std::move(spec), numWarps, numStages};
 }
 } // namespace
 
@@ -30,9 +31,9 @@ const std::vector<Example> &catalog() {
       make("vector_add", "out = x + y (f32, BLOCK = 1024)", vectorAdd(), {aligned, aligned, aligned, aligned, 1024}),
       make("softmax", "fused row softmax (f32, 1024 columns, one row per program)", softmax<brick::f32>(),
            {aligned, aligned, aligned, aligned, aligned, aligned, 1024, 1}),
-      make("matmul", "C = A * B (f16, 128x128x64 tiles, GROUP_M = 8, 8 warps)", matmul<brick::f16>(),
-           {aligned, aligned, aligned, aligned, aligned, aligned, aligned, one, aligned, one, aligned, one, 128, 128, 64, 8},
-           MatmulConfig{}.warps),
+      make("matmul", "C = A * B (f16, 128x128x32 tiles, GROUP_M = 8, 4 warps, 4 stages)", matmul<brick::f16>(),
+           {aligned, aligned, aligned, aligned, aligned, aligned, aligned, one, aligned, one, aligned, one, 128, 128, 32, 8},
+           MatmulConfig{}.warps, MatmulConfig{}.stages),
       make("moe", "MoE grouped GEMM (bf16, 64x128x64 tiles, GROUP_M = 8)", moe<brick::bf16>(),
            {aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, dyn, dyn, aligned, one, aligned,
             aligned, one, aligned, one, 64, 128, 64, 8}),

@@ -45,25 +45,25 @@ template <ElementTag T = f16, ElementTag Out = T> auto matmul(Precision precisio
 
 /// How to launch matmul: tile sizes (the kernel's Const parameters), warps and pipeline stages.
 struct MatmulConfig {
-  int blockM = 128, blockN = 128, blockK = 64, groupM = 8;
-  unsigned warps = 8, stages = 3;
+  int blockM = 128, blockN = 128, blockK = 32, groupM = 8;
+  unsigned warps = 4, stages = 4;
   unsigned programs(int m, int n) const {
     return unsigned((m + blockM - 1) / blockM) * unsigned((n + blockN - 1) / blockN);
   }
 };
 
-/// Hand rules until the autotuner chooses: 128x128 tiles over 8 warps (a 32x64 accumulator per warp keeps
-/// ptxas from spilling) with K steps of 128 bytes of each row, 3 stages; 16 rows for a few rows (decode) with
-/// narrower tiles, so that more programs stream the weights.
+/// Hand rules until the autotuner chooses, from `bench/run --matmul-sweep` on an H100 (sm_80 code): 128x128 tiles
+/// over 4 warps (a 64x64 accumulator per warp), K steps of 32 (64 for i8), 4 stages; for a few rows (decode), 16
+/// rows and 64 columns per program, so that many programs stream the weights, with long K steps.
 inline MatmulConfig matmulConfig(int m, int n, int k, int elementBytes) {
   MatmulConfig config;
-  config.blockK = 128 / elementBytes;
+  if (elementBytes == 1)
+    config.blockK = 64;
   if (m <= 16) {
     config.blockM = 16;
     config.blockN = 64;
     config.blockK = 256 / elementBytes;
-    config.warps = 4;
-    config.stages = 4;
+    config.groupM = 1;
   }
   (void)n;
   (void)k;
