@@ -123,6 +123,7 @@ def print_matmul(brick, anchors):
     triton_cold = max(v for k, v in anchors.items() if k.endswith("_triton_first_call_s"))
     print(f"matmul cold first launch (compile + load): Brick {brick['matmul_cold_first_launch_ms']:.0f} ms; "
           f"Triton's first calls (autotuning 4 configs) up to {triton_cold:.1f} s")
+    print(f"  {brick.get('matmul_cold_first_launch_log', '')}")
 
 
 def sweep(binary):

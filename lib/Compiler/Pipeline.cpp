@@ -16,6 +16,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
+
 namespace brick {
 
 namespace {
@@ -36,6 +38,14 @@ void dump(const CompileOptions &options, llvm::StringRef name, llvm::StringRef t
   llvm::raw_fd_ostream file(path, ec);
   if (!ec)
     file << text;
+}
+
+/// Milliseconds since `start`, and restarts it.
+double lap(std::chrono::steady_clock::time_point &start) {
+  auto now = std::chrono::steady_clock::now();
+  double ms = std::chrono::duration<double, std::milli>(now - start).count();
+  start = now;
+  return ms;
 }
 
 std::string numbered(unsigned index, llvm::StringRef name) {
@@ -149,8 +159,10 @@ llvm::Expected<Artifacts> compile(mlir::ModuleOp module, const CompileOptions &o
     }
   });
   unsigned counter = 0;
+  auto clock = std::chrono::steady_clock::now();
   if (mlir::failed(lowerModule(module, options, std::min(stage, Stage::LLVMDialect), &counter)))
     return error("compilation failed (see the errors above)");
+  artifacts.timings.mlir = lap(clock);
   if (auto shared = module->getAttrOfType<mlir::IntegerAttr>("brickgpu.shared"))
     artifacts.sharedMemory = shared.getInt();
   if (stage <= Stage::LLVMDialect)
@@ -160,6 +172,7 @@ llvm::Expected<Artifacts> compile(mlir::ModuleOp module, const CompileOptions &o
   auto llvmModule = translateToLLVMIR(module, context, options.target);
   if (!llvmModule)
     return llvmModule.takeError();
+  artifacts.timings.llvmIR = lap(clock);
   llvm::raw_string_ostream(artifacts.llvmIR) << **llvmModule;
   dump(options, numbered(++counter, "llvm-ir.ll"), artifacts.llvmIR);
   if (stage == Stage::LLVMIR)
@@ -169,6 +182,7 @@ llvm::Expected<Artifacts> compile(mlir::ModuleOp module, const CompileOptions &o
   if (!ptx)
     return ptx.takeError();
   artifacts.ptx = std::move(*ptx);
+  artifacts.timings.ptx = lap(clock);
   dump(options, numbered(++counter, "ptx.ptx"), artifacts.ptx);
   if (stage == Stage::PTX)
     return artifacts;
@@ -179,7 +193,21 @@ llvm::Expected<Artifacts> compile(mlir::ModuleOp module, const CompileOptions &o
   if (!cubin)
     return cubin.takeError();
   artifacts.cubin = std::move(*cubin);
+  artifacts.timings.ptxas = lap(clock);
   return artifacts;
+}
+
+std::string Artifacts::Timings::str() const {
+  std::string text;
+  auto add = [&](const char *name, double ms) {
+    if (ms > 0)
+      text += (text.empty() ? "" : ", ") + std::string(name) + " " + std::to_string(int(ms + 0.5)) + " ms";
+  };
+  add("MLIR", mlir);
+  add("LLVM IR", llvmIR);
+  add("PTX", ptx);
+  add("ptxas", ptxas);
+  return text;
 }
 
 runtime::KernelBundle Artifacts::bundle(const GpuTarget &target) const {

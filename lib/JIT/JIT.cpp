@@ -191,7 +191,7 @@ runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &
   llvm::sys::fs::create_directories(directory);
   // A cache that cannot be written costs a recompile next time, nothing more.
   (void)bundle.writeFile(path);
-  *why = "compiled" + damage;
+  *why = "compiled" + damage + "; " + artifacts->timings.str();
   return bundle;
 }
 
