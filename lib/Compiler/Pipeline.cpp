@@ -173,8 +173,10 @@ llvm::Expected<Artifacts> compile(mlir::ModuleOp module, const CompileOptions &o
   if (!llvmModule)
     return llvmModule.takeError();
   artifacts.timings.llvmIR = lap(clock);
-  llvm::raw_string_ostream(artifacts.llvmIR) << **llvmModule;
-  dump(options, numbered(++counter, "llvm-ir.ll"), artifacts.llvmIR);
+  if (stage == Stage::LLVMIR || !options.dumpDirectory.empty()) { // its text only when someone reads it
+    llvm::raw_string_ostream(artifacts.llvmIR) << **llvmModule;
+    dump(options, numbered(++counter, "llvm-ir.ll"), artifacts.llvmIR);
+  }
   if (stage == Stage::LLVMIR)
     return artifacts;
 

@@ -44,10 +44,9 @@ struct CompileOptions {
 struct Artifacts {
   std::string kernelName;
   unsigned numWarps = 4;
-  /// Buffers in each ring the pipeline prefetches a loop's dot operands into (1: no prefetching).
-  unsigned numStages = 3;
   unsigned sharedMemory = 0; // dynamic shared memory bytes the launch must provide
-  std::string llvmIR, ptx;
+  std::string llvmIR; // the LLVM IR as text, for the llvm-ir stage or a dump folder
+  std::string ptx;
   std::vector<char> cubin;
   ResourceUsage usage;
   /// Milliseconds each step took: the MLIR passes, LLVM IR (translation and -O3), PTX (the NVPTX back end), ptxas.
