@@ -15,6 +15,13 @@ int64_t mlir::brick::getSharedElementBytes(Type elementType) {
   return std::max<int64_t>(1, elementType.getIntOrFloatBitWidth() / 8);
 }
 
+int64_t mlir::brick::getConversionRowPadding(RankedTensorType type) {
+  int64_t bytes = getSharedElementBytes(type.getElementType());
+  if (type.getRank() < 2 || type.getShape().back() * bytes < 128)
+    return 0;
+  return 16 / bytes;
+}
+
 bool mlir::brick::isNoOpConversion(RankedTensorType from, RankedTensorType to) {
   if (from == to)
     return true;
@@ -43,7 +50,11 @@ int64_t mlir::brick::getScratchBytes(Operation *op) {
   return llvm::TypeSwitch<Operation *, int64_t>(op)
       .Case([](brickgpu::ConvertLayoutOp convert) -> int64_t {
         auto from = cast<RankedTensorType>(convert.getSrc().getType());
-        return isNoOpConversion(from, convert.getType()) ? 0 : blockBytes(from);
+        if (isNoOpConversion(from, convert.getType()))
+          return 0;
+        int64_t rowLength = from.getShape().back();
+        int64_t rows = from.getNumElements() / rowLength;
+        return rows * (rowLength + getConversionRowPadding(from)) * getSharedElementBytes(from.getElementType());
       })
       .Case([](ReduceOp reduce) -> int64_t {
         auto src = cast<RankedTensorType>(reduce.getSrcs().front().getType());

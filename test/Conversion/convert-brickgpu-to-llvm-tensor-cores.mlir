@@ -100,3 +100,21 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     return
   }
 }
+
+// -----
+
+// The epilogue: the accumulator (pairs of columns per thread) to a coalesced layout (8 columns per thread) through
+// padded rows of scratch: 4-byte stores of pairs, 16-byte loads; rows 128 + 8 f16 apart.
+#mma = #brickgpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+#out = #brickgpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: llvm.func @epilogue
+  // CHECK: llvm.mlir.constant(136 : i32)
+  // CHECK: llvm.store {{.*}} {alignment = 4 : i64} : vector<2xf16>, !llvm.ptr<3>
+  // CHECK: nvvm.barrier0
+  // CHECK: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xf16>
+  func.func @epilogue(%acc: tensor<64x128xf16, #mma>) -> tensor<64x128xf16, #out> {
+    %y = brickgpu.convert_layout %acc : tensor<64x128xf16, #mma> -> tensor<64x128xf16, #out>
+    return %y : tensor<64x128xf16, #out>
+  }
+}

@@ -58,12 +58,14 @@ module attributes {brickgpu.num_warps = 4 : i32, brickgpu.shared = 16 : i32} {
 #a = #brickgpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #b = #brickgpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 module attributes {brickgpu.num_warps = 4 : i32, brickgpu.shared = 4096 : i32} {
-  // A real conversion: write at the old positions, barrier, read the new ones.
+  // A real conversion: write at the old positions, barrier, read the new ones; vectors where a thread's registers
+  // run along the row (four f32 of #b: one 16-byte load each).
   // CHECK-LABEL: llvm.func @convert
   // CHECK: nvvm.barrier0
-  // CHECK-COUNT-8: llvm.store {{.*}} : f32, !llvm.ptr<3>
+  // CHECK-COUNT-8: llvm.store {{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
   // CHECK: nvvm.barrier0
-  // CHECK-COUNT-8: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+  // CHECK-COUNT-2: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+  // CHECK-NOT: llvm.load
   func.func @convert(%x: tensor<1024xf32, #a>) -> tensor<1024xf32, #b> {
     %y = brickgpu.convert_layout %x {brickgpu.offset = 0 : i32} : tensor<1024xf32, #a> -> tensor<1024xf32, #b>
     return %y : tensor<1024xf32, #b>

@@ -17,6 +17,11 @@ int64_t getSharedElementBytes(Type elementType);
 /// a reduction across warps, a reshape or transpose.
 int64_t getScratchBytes(Operation *op);
 
+/// Elements of padding after each row (the last dimension) of a layout conversion's scratch: 16 bytes when
+/// rows are at least 128 bytes, so that the rows of a tile start in different banks while 16-byte vectors stay
+/// aligned; none otherwise.
+int64_t getConversionRowPadding(RankedTensorType type);
+
 /// Whether a layout conversion from `from` to `to` moves no data (both layouts put each element in the
 /// same register of the same thread).
 bool isNoOpConversion(RankedTensorType from, RankedTensorType to);

@@ -3,7 +3,8 @@
 // broadcast and expand_dims move no data: each register of the result is a register of the source, in the
 // same thread, which the two linear layouts identify. A convert_layout between layouts that agree is free;
 // otherwise, like reshape and trans, it goes through shared memory: every thread writes its registers at
-// their elements' row-major positions, and after a barrier reads the positions its new registers hold.
+// their elements' row-major positions, and after a barrier reads the positions its new registers hold (a
+// conversion pads the rows and moves vectors where the registers run along them).
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,6 +65,86 @@ Value throughSharedMemory(ConversionPatternRewriter &b, Operation *op, RankedTen
   return pack(b, loc, converter.convertType(dstType), results);
 }
 
+/// How many consecutive registers of `layout`, from each multiple of that many, hold consecutive elements along
+/// the last dimension at a multiple of that many (so that they are one aligned vector in a row), up to
+/// `maxElements`.
+unsigned rowVectorWidth(const LinearLayout &layout, unsigned maxElements) {
+  unsigned last = layout.getRank() - 1;
+  unsigned width = std::min<unsigned>(layout.getContiguousRegisters(last), maxElements);
+  auto aligned = [&](ArrayRef<LinearLayout::Coordinate> bases) {
+    return llvm::all_of(bases, [&](const LinearLayout::Coordinate &basis) { return basis[last] % width == 0; });
+  };
+  while (width > 1 && !(aligned(layout.getRegisterBases().drop_front(llvm::Log2_32(width))) &&
+                        aligned(layout.getLaneBases()) && aligned(layout.getWarpBases())))
+    width /= 2;
+  return width;
+}
+
+/// A layout conversion through scratch shared memory laid out row by row, each row padded (so that the rows a
+/// warp writes start in different banks): each thread stores its registers and, after a barrier, loads the new
+/// ones, both as vectors of up to 16 bytes where its registers run along a row (the accumulator's pairs in, the
+/// coalesced layout's 16-byte groups out).
+Value convertThroughSharedMemory(ConversionPatternRewriter &b, brickgpu::ConvertLayoutOp op, Value src,
+                                 const LLVMTypeConverter &converter) {
+  Location loc = op.getLoc();
+  auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+  RankedTensorType dstType = op.getType();
+  Type element = converter.convertType(srcType.getElementType());
+  Type stored = element.isInteger(1) ? b.getI8Type() : isa<LLVM::LLVMPointerType>(element) ? b.getI64Type() : element;
+  auto toStored = [&](Value v) -> Value {
+    if (element.isInteger(1))
+      return LLVM::ZExtOp::create(b, loc, stored, v);
+    return isa<LLVM::LLVMPointerType>(element) ? bitcastToInt(b, loc, v) : v;
+  };
+  auto fromStored = [&](Value v) -> Value {
+    if (element.isInteger(1))
+      return LLVM::TruncOp::create(b, loc, element, v);
+    return isa<LLVM::LLVMPointerType>(element) ? bitcastFromInt(b, loc, v, element) : v;
+  };
+  ArrayRef<int64_t> shape = srcType.getShape();
+  unsigned bytes = getSharedElementBytes(srcType.getElementType());
+  int64_t rowStride = shape.back() + getConversionRowPadding(srcType);
+  auto offsetOf = [&](ArrayRef<Value> coordinate) {
+    Value row = rowMajorIndex(b, loc, coordinate.drop_back(), shape.drop_back());
+    return LLVM::AddOp::create(b, loc, LLVM::MulOp::create(b, loc, row, i32Constant(b, loc, rowStride)), coordinate.back());
+  };
+  ThreadId thread = getThreadId(b, loc);
+  Value base = getSharedMemoryBase(b, loc, op);
+  auto sharedPointer = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  LinearLayout from = brickgpu::getLinearLayout(srcType), to = brickgpu::getLinearLayout(dstType);
+
+  emitBarrier(b, loc); // earlier readers of this scratch are done
+  SmallVector<Value> values = unpack(b, loc, src);
+  auto fromCoordinates = emitCoordinates(b, loc, from, thread);
+  unsigned storeWidth = rowVectorWidth(from, 16 / bytes);
+  auto vectorOf = [&](unsigned width) { return VectorType::get({width}, stored); };
+  for (unsigned first = 0; first < values.size(); first += storeWidth) {
+    Value address = LLVM::GEPOp::create(b, loc, sharedPointer, stored, base, ValueRange{offsetOf(fromCoordinates[first])});
+    Value vector = toStored(values[first]);
+    if (storeWidth > 1) {
+      vector = LLVM::UndefOp::create(b, loc, vectorOf(storeWidth));
+      for (unsigned i = 0; i < storeWidth; ++i)
+        vector = LLVM::InsertElementOp::create(b, loc, vector, toStored(values[first + i]), i32Constant(b, loc, i));
+    }
+    LLVM::StoreOp::create(b, loc, vector, address, storeWidth * bytes);
+  }
+  emitBarrier(b, loc);
+  auto toCoordinates = emitCoordinates(b, loc, to, thread);
+  unsigned loadWidth = rowVectorWidth(to, 16 / bytes);
+  SmallVector<Value> results;
+  for (unsigned first = 0; first < toCoordinates.size(); first += loadWidth) {
+    Value address = LLVM::GEPOp::create(b, loc, sharedPointer, stored, base, ValueRange{offsetOf(toCoordinates[first])});
+    if (loadWidth == 1) {
+      results.push_back(fromStored(LLVM::LoadOp::create(b, loc, stored, address, bytes)));
+      continue;
+    }
+    Value vector = LLVM::LoadOp::create(b, loc, vectorOf(loadWidth), address, loadWidth * bytes);
+    for (unsigned i = 0; i < loadWidth; ++i)
+      results.push_back(fromStored(LLVM::ExtractElementOp::create(b, loc, vector, i32Constant(b, loc, i))));
+  }
+  return pack(b, loc, converter.convertType(dstType), results);
+}
+
 struct ConvertLayoutLowering : ConvertOpToLLVMPattern<brickgpu::ConvertLayoutOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(brickgpu::ConvertLayoutOp op, OpAdaptor adaptor,
@@ -73,9 +154,7 @@ struct ConvertLayoutLowering : ConvertOpToLLVMPattern<brickgpu::ConvertLayoutOp>
       b.replaceOp(op, adaptor.getSrc());
       return success();
     }
-    Location loc = op.getLoc();
-    b.replaceOp(op, throughSharedMemory(b, op, srcType, adaptor.getSrc(), op.getType(), *getTypeConverter(),
-                                        [&](ArrayRef<Value> c) { return rowMajorIndex(b, loc, c, srcType.getShape()); }));
+    b.replaceOp(op, convertThroughSharedMemory(b, op, adaptor.getSrc(), *getTypeConverter()));
     return success();
   }
 };
