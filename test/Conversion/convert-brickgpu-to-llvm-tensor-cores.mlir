@@ -118,3 +118,18 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     return %y : tensor<64x128xf16, #out>
   }
 }
+
+// -----
+
+// An f16 accumulator: the pairs of each row travel as vector<2xf16>, two per instruction.
+#mma = #brickgpu.mma<{version = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#a = #brickgpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+#b = #brickgpu.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>
+module attributes {brickgpu.num_warps = 1 : i32} {
+  // CHECK-LABEL: llvm.func @f16_accumulator
+  // CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, vector<2xf16>) -> !llvm.struct<(vector<2xf16>, vector<2xf16>)>
+  func.func @f16_accumulator(%a: tensor<16x16xf16, #a>, %b: tensor<16x8xf16, #b>, %c: tensor<16x8xf16, #mma>) -> tensor<16x8xf16, #mma> {
+    %d = brick.dot %a, %b, %c : tensor<16x16xf16, #a> * tensor<16x8xf16, #b> -> tensor<16x8xf16, #mma>
+    return %d : tensor<16x8xf16, #mma>
+  }
+}
