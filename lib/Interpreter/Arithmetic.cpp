@@ -126,6 +126,8 @@ IntFn2 binaryIntFunction(StringRef name) {
               int64_t x = asSigned(a, w), y = asSigned(b, w);
               if (y == 0)
                 return -1;
+              if (y == -1) // exact, and INT_MIN / -1 wraps (C++'s division would trap)
+                return int64_t(0 - uint64_t(x));
               int64_t q = x / y;
               return (x % y != 0 && ((x < 0) == (y < 0))) ? q + 1 : q;
             })
@@ -134,6 +136,8 @@ IntFn2 binaryIntFunction(StringRef name) {
               int64_t x = asSigned(a, w), y = asSigned(b, w);
               if (y == 0)
                 return -1;
+              if (y == -1) // exact, and INT_MIN / -1 wraps (C++'s division would trap)
+                return int64_t(0 - uint64_t(x));
               int64_t q = x / y;
               return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
             })

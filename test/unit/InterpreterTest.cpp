@@ -288,3 +288,41 @@ TEST(Interpreter, WrongArgumentsAreErrors) {
 }
 
 } // namespace
+
+namespace {
+// INT_MIN / -1 overflows: C++ division traps (SIGFPE) where the GPU wraps; the interpreter wraps too, for every
+// signed division, rounding up, down or toward zero.
+TEST(Interpreter, SignedDivisionOfIntMinByMinusOneWraps) {
+  const char *ir = R"mlir(
+    func.func @divisions(%out: !brick.ptr<i64>, %x: i64, %y: i64) attributes {brick.kernel} {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c2 = arith.constant 2 : i32
+      %q0 = arith.ceildivsi %x, %y : i64
+      %q1 = arith.floordivsi %x, %y : i64
+      %q2 = arith.divsi %x, %y : i64
+      %p1 = brick.addptr %out, %c1 : !brick.ptr<i64>, i32
+      %p2 = brick.addptr %out, %c2 : !brick.ptr<i64>, i32
+      brick.store %out, %q0 : !brick.ptr<i64>
+      brick.store %p1, %q1 : !brick.ptr<i64>
+      brick.store %p2, %q2 : !brick.ptr<i64>
+      return
+    }
+  )mlir";
+  mlir::DialectRegistry registry;
+  registerPipelineDialects(registry);
+  mlir::MLIRContext context(registry);
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(ir, &context);
+  ASSERT_TRUE(module);
+  std::vector<int64_t> out(3, 7);
+  interpreter::Options options;
+  options.checkMemory = false;
+  const int64_t intMin = std::numeric_limits<int64_t>::min();
+  llvm::Error error = interpreter::run(interpreter::findKernel(*module), {1, 1, 1},
+                                       {interpreter::Argument::address(out.data()), interpreter::Argument::integral(intMin),
+                                        interpreter::Argument::integral(-1)},
+                                       options);
+  ASSERT_FALSE(error) << llvm::toString(std::move(error));
+  EXPECT_EQ(out, (std::vector<int64_t>{intMin, intMin, intMin}));
+}
+} // namespace
