@@ -15,6 +15,7 @@ def BrickGPU_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
   let dependentDialects = ["::mlir::brick::BrickDialect"];
   let extraClassDeclaration = [{
     static constexpr ::llvm::StringLiteral getNumWarpsAttrName() { return "brickgpu.num_warps"; }

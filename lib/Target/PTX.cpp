@@ -65,7 +65,7 @@ std::string GpuTarget::name() const {
 unsigned GpuTarget::maxSharedMemory() const {
   if (computeCapability == 80 || computeCapability == 87)
     return 163 * 1024;
-  if (computeCapability >= 90)
+  if (computeCapability == 90 || computeCapability == 100 || computeCapability == 103)
     return 227 * 1024;
   return 99 * 1024;
 }

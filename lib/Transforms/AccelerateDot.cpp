@@ -124,6 +124,8 @@ struct AccelerateDotPass : impl::BrickGPUAccelerateDotBase<AccelerateDotPass> {
   }
 
   void runOnOperation() override {
+    if (failed(brickgpu::verifyEveryBlockHasALayout(getOperation(), "brickgpu-accelerate-dot")))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
     unsigned numWarps = brickgpu::BrickGPUDialect::getNumWarps(module);

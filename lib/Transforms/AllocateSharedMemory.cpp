@@ -32,6 +32,8 @@ struct Buffer {
 struct AllocateSharedMemoryPass : impl::BrickGPUAllocateSharedMemoryBase<AllocateSharedMemoryPass> {
   using Base::Base;
   void runOnOperation() override {
+    if (failed(brickgpu::verifyEveryBlockHasALayout(getOperation(), "brickgpu-allocate-shared-memory")))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     // Program positions: pre-order; an op's subtree spans [position(op), end(op)].
     llvm::DenseMap<Operation *, int64_t> position, end;

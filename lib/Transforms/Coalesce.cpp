@@ -47,6 +47,8 @@ RankedTensorType withLayout(Type type, Attribute layout) {
 
 struct CoalescePass : impl::BrickGPUCoalesceBase<CoalescePass> {
   void runOnOperation() override {
+    if (failed(brickgpu::verifyEveryBlockHasALayout(getOperation(), "brickgpu-coalesce")))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     unsigned numWarps = brickgpu::BrickGPUDialect::getNumWarps(module);
     ModuleAxisInfo axisInfo(module);

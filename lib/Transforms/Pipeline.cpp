@@ -118,12 +118,24 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(brickgpu::verifyEveryBlockHasALayout(getOperation(), "brickgpu-pipeline")))
+      return signalPassFailure();
     if (numStages < 2)
       return;
     ModuleAxisInfo axisInfo(getOperation());
     // Decide first: rewriting changes the values the analysis answered about.
     SmallVector<std::pair<scf::ForOp, SmallVector<Prefetched>>> plans;
     getOperation().walk([&](scf::ForOp loop) {
+      // Loads moved iterations ahead would pass the loop's own stores and atomics; unsigned bounds would need
+      // unsigned range checks for the copies past the end.
+      bool writes = loop.getBody()
+                        ->walk([](Operation *op) {
+                          return isa<StoreOp, AtomicRMWOp, AtomicCASOp>(op) ? WalkResult::interrupt()
+                                                                            : WalkResult::advance();
+                        })
+                        .wasInterrupted();
+      if (writes || loop.getUnsignedCmp())
+        return;
       SmallVector<Prefetched> loads;
       for (auto load : loop.getBody()->getOps<LoadOp>())
         if (LocalAllocOp alloc = copyTarget(load, axisInfo))
@@ -199,7 +211,9 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
       return next;
     };
 
-    // Prologue: iterations 0 .. S-2.
+    // Prologue: iterations 0 .. S-2. The ring may reuse bytes that something before the loop still reads: every
+    // thread is done with those before any copy lands.
+    brickgpu::BarrierOp::create(b, loc);
     IRMapping prologue;
     for (unsigned index : slice->carried)
       prologue.map(loop.getRegionIterArg(index), loop.getInitArgs()[index]);
@@ -223,6 +237,10 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
     loop.getInductionVar().replaceAllUsesWith(pipelined.getInductionVar());
     for (unsigned i = 0; i < original; ++i)
       loop.getRegionIterArg(i).replaceAllUsesWith(pipelined.getRegionIterArg(i));
+    // A loop value may yield another one (or the induction variable) as it is: the new loop's now.
+    for (Value &value : yieldedValues)
+      if (auto argument = dyn_cast<BlockArgument>(value); argument && argument.getOwner() == loop.getBody())
+        value = pipelined.getBody()->getArgument(argument.getArgNumber());
     Value readSlot = body->getArguments().back();
 
     OpBuilder inside = OpBuilder::atBlockBegin(body);

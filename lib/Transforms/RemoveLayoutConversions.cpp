@@ -252,6 +252,8 @@ bool carryInUsersLayout(scf::ForOp loop, unsigned index) {
 
 struct RemoveLayoutConversionsPass : impl::BrickGPURemoveLayoutConversionsBase<RemoveLayoutConversionsPass> {
   void runOnOperation() override {
+    if (failed(brickgpu::verifyEveryBlockHasALayout(getOperation(), "brickgpu-remove-layout-conversions")))
+      return signalPassFailure();
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
     patterns.add<RecomputeInTargetLayout, SinkConversionThroughElementwise, SinkConversionThroughReduce>(context);

@@ -7,6 +7,8 @@
 module attributes {brickgpu.num_warps = 4 : i32} {
   // CHECK-LABEL: func.func @stream
   // CHECK: %[[RING:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<3x1024xf16, #{{.*}}>
+  // The ring may reuse bytes read before the loop: a barrier before the first copy.
+  // CHECK-NEXT: brickgpu.barrier
   // Prologue: iterations 0 and 1 into slots 0 and 1, each masked to the loop's range and its own group; the
   // pointers advance by the loop's own update.
   // CHECK: %[[NEXT:.*]] = brick.addptr %[[FIRST:.*]], %{{.*}}
@@ -99,5 +101,59 @@ module attributes {brickgpu.num_warps = 4 : i32} {
       scf.yield %s2 : tensor<1024xf16, #b>
     }
     return %out : tensor<1024xf16, #b>
+  }
+}
+
+// -----
+
+// Loop values that yield one another (a swap) or the induction variable: the copies ahead follow them.
+#b = #brickgpu.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#s = #brickgpu.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: func.func @swap
+  // CHECK: scf.for
+  // CHECK: brickgpu.async_copy_global_to_local
+  // CHECK: scf.yield
+  func.func @swap(%p: !brick.ptr<f16> {brick.divisibility = 16 : i32}, %n: i32) -> tensor<1024xf16, #b> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = brick.make_range 0, 1024 : tensor<1024xi32, #b>
+    %ps = brick.splat %p : tensor<1024x!brick.ptr<f16>, #b>
+    %ptrs = brick.addptr %ps, %r : tensor<1024x!brick.ptr<f16>, #b>, tensor<1024xi32, #b>
+    %step = arith.constant dense<1024> : tensor<1024xi32, #b>
+    %other = brick.addptr %ptrs, %step : tensor<1024x!brick.ptr<f16>, #b>, tensor<1024xi32, #b>
+    %init = arith.constant dense<0.0> : tensor<1024xf16, #b>
+    %out:4 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init, %q = %ptrs, %q2 = %other, %j = %c0) -> (tensor<1024xf16, #b>, tensor<1024x!brick.ptr<f16>, #b>, tensor<1024x!brick.ptr<f16>, #b>, i32) : i32 {
+      %c1024 = arith.constant 1024 : i32
+      %jk = arith.muli %j, %c1024 : i32
+      %js = brick.splat %jk : tensor<1024xi32, #b>
+      %at = brick.addptr %q, %js : tensor<1024x!brick.ptr<f16>, #b>, tensor<1024xi32, #b>
+      %x = brick.load %at : tensor<1024x!brick.ptr<f16>, #b>
+      %buf = brickgpu.local_alloc %x : (tensor<1024xf16, #b>) -> !brickgpu.memdesc<1024xf16, #s>
+      %y = brickgpu.local_load %buf : !brickgpu.memdesc<1024xf16, #s> -> tensor<1024xf16, #b>
+      %sum = arith.addf %acc, %y : tensor<1024xf16, #b>
+      scf.yield %sum, %q2, %q, %i : tensor<1024xf16, #b>, tensor<1024x!brick.ptr<f16>, #b>, tensor<1024x!brick.ptr<f16>, #b>, i32
+    }
+    return %out#0 : tensor<1024xf16, #b>
+  }
+
+  // A loop that stores keeps its loads where they are: a load copied ahead would pass the store.
+  // CHECK-LABEL: func.func @stores
+  // CHECK-NOT: async_copy
+  // CHECK: brick.load
+  func.func @stores(%p: !brick.ptr<f16> {brick.divisibility = 16 : i32}, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = brick.make_range 0, 1024 : tensor<1024xi32, #b>
+    %ps = brick.splat %p : tensor<1024x!brick.ptr<f16>, #b>
+    %ptrs = brick.addptr %ps, %r : tensor<1024x!brick.ptr<f16>, #b>, tensor<1024xi32, #b>
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %x = brick.load %ptrs : tensor<1024x!brick.ptr<f16>, #b>
+      %buf = brickgpu.local_alloc %x : (tensor<1024xf16, #b>) -> !brickgpu.memdesc<1024xf16, #s>
+      %y = brickgpu.local_load %buf : !brickgpu.memdesc<1024xf16, #s> -> tensor<1024xf16, #b>
+      %z = arith.addf %y, %y : tensor<1024xf16, #b>
+      brick.store %ptrs, %z : tensor<1024x!brick.ptr<f16>, #b>
+    }
+    return
   }
 }

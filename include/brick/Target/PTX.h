@@ -18,8 +18,8 @@ struct GpuTarget {
   bool archSpecific = true;
   /// "sm_90a", "sm_80".
   std::string name() const;
-  /// The most shared memory (bytes) one program may use: 163 KB on sm_80 and sm_87, 227 KB on sm_90, 99 KB on
-  /// the others (sm_86, sm_89).
+  /// The most shared memory (bytes) one program may use: 163 KB on sm_80 and sm_87, 227 KB on sm_90 and sm_100,
+  /// 99 KB on the others (sm_86, sm_89, sm_120).
   unsigned maxSharedMemory() const;
   /// Parses "sm_80", "sm_90", "sm_90a"; an error names what is accepted.
   static llvm::Expected<GpuTarget> parse(llvm::StringRef name);

@@ -74,8 +74,9 @@ def BrickGPUPipeline : Pass<"brickgpu-pipeline", "::mlir::ModuleOp"> {
     The addresses, masks and loop-carried values of a copy are recomputed for the iteration it is for (the ops
     they come from are cloned; they must be side-effect free). A masked load is copied with cp.async's zero fill,
     so its `other` must be absent or zero; a copy moves 4, 8 or 16 contiguous bytes per thread, so the axis info
-    must prove that much contiguity and alignment. Loads that do not qualify stay as they are. num-stages = 1
-    leaves every loop unchanged.
+    must prove that much contiguity and alignment. Loads that do not qualify stay as they are, and so do the
+    loads of loops that store or use atomics (a load moved ahead would pass them) or compare their bounds
+    unsigned. num-stages = 1 leaves every loop unchanged.
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", "3", "Buffers in each ring (iterations in flight + 1)">,

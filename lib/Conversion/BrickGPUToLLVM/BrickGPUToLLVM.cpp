@@ -29,6 +29,8 @@ struct ConvertBrickGPUToLLVMPass : impl::ConvertBrickGPUToLLVMBase<ConvertBrickG
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(brickgpu::verifyEveryBlockHasALayout(getOperation(), "convert-brickgpu-to-llvm")))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
     ModuleAxisInfo axisInfo(module);

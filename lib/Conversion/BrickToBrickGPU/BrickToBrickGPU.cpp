@@ -44,6 +44,10 @@ struct ConvertBrickToBrickGPUPass : impl::ConvertBrickToBrickGPUBase<ConvertBric
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
+    if (numWarps < 1 || numWarps > 32 || !llvm::isPowerOf2_32(numWarps)) {
+      module.emitError() << "convert-brick-to-brickgpu: num-warps must be a power of two from 1 to 32, got " << unsigned(numWarps);
+      return signalPassFailure();
+    }
     module->setAttr(brickgpu::BrickGPUDialect::getNumWarpsAttrName(),
                     IntegerAttr::get(IntegerType::get(context, 32), numWarps));
 

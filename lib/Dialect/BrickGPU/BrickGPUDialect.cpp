@@ -60,6 +60,24 @@ void BrickGPUDialect::initialize() {
       >();
 }
 
+LogicalResult BrickGPUDialect::verifyOperationAttribute(Operation *op, NamedAttribute attribute) {
+  auto value = dyn_cast<IntegerAttr>(attribute.getValue());
+  StringRef name = attribute.getName().getValue();
+  if (name == getNumWarpsAttrName()) {
+    // A program is at most 1024 threads; warps tile blocks in powers of two.
+    if (!value || value.getInt() < 1 || value.getInt() > 32 || !llvm::isPowerOf2_64(value.getInt()))
+      return op->emitError() << "'" << name << "' must be a power of two from 1 to 32 (warps per program), got "
+                             << attribute.getValue();
+    return success();
+  }
+  if (name == getSharedAttrName() || name == getOffsetAttrName()) {
+    if (!value || value.getInt() < 0)
+      return op->emitError() << "'" << name << "' must be a non-negative number of bytes, got " << attribute.getValue();
+    return success();
+  }
+  return success();
+}
+
 unsigned BrickGPUDialect::getNumWarps(Operation *op) {
   ModuleOp module = isa<ModuleOp>(op) ? cast<ModuleOp>(op) : op->getParentOfType<ModuleOp>();
   if (module)
@@ -71,6 +89,31 @@ unsigned BrickGPUDialect::getNumWarps(Operation *op) {
 DistributedLayoutAttr mlir::brickgpu::getLayout(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor ? dyn_cast_if_present<DistributedLayoutAttr>(tensor.getEncoding()) : DistributedLayoutAttr();
+}
+
+LogicalResult mlir::brickgpu::verifyEveryBlockHasALayout(Operation *module, StringRef pass) {
+  auto hasLayout = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return !tensor || getLayout(tensor);
+  };
+  WalkResult walk = module->walk([&](Operation *op) {
+    for (Value result : op->getResults())
+      if (!hasLayout(result.getType())) {
+        op->emitError() << pass << " needs every block to have a layout (run convert-brick-to-brickgpu first); "
+                        << result.getType() << " has none";
+        return WalkResult::interrupt();
+      }
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument argument : block.getArguments())
+          if (!hasLayout(argument.getType())) {
+            op->emitError() << pass << " needs every block to have a layout (run convert-brick-to-brickgpu first); "
+                            << "a block argument of type " << argument.getType() << " has none";
+            return WalkResult::interrupt();
+          }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 LinearLayout mlir::brickgpu::getLinearLayout(RankedTensorType type) {

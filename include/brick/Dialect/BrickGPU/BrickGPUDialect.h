@@ -32,6 +32,10 @@ DistributedLayoutAttr getLayout(Type type);
 /// The linear layout of a tensor type with a distributed layout.
 LinearLayout getLinearLayout(RankedTensorType type);
 
+/// What every pass after convert-brick-to-brickgpu needs: each block value in `module` (results and block
+/// arguments) has a distributed layout. Otherwise an error at the first value without one, naming `pass`.
+LogicalResult verifyEveryBlockHasALayout(Operation *module, llvm::StringRef pass);
+
 } // namespace mlir::brickgpu
 
 #define GET_OP_CLASSES

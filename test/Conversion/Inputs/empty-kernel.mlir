@@ -1,0 +1,3 @@
+func.func @k(%p: !brick.ptr<f32>) attributes {brick.kernel} {
+  return
+}
