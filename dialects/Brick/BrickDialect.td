@@ -19,6 +19,7 @@ def Brick_Dialect : Dialect {
   }];
   let useDefaultTypePrinterParser = 1;
   let hasConstantMaterializer = 1;
+  let hasOperationAttrVerify = 1;
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect",

@@ -37,11 +37,12 @@ def Brick_Float : AnyTypeOf<[F16, BF16, F32, F64], "floating-point">;
 def Brick_Int : AnyTypeOf<[I1, I8, I16, I32, I64], "integer">;
 def Brick_Scalar : AnyTypeOf<[Brick_Int, Brick_Float, Brick_Ptr], "scalar">;
 
-// A block: a ranked tensor with a static, power-of-two shape (any encoding: brickgpu adds layouts).
+// A block: a ranked tensor of rank 1 or more with a static, power-of-two shape (any encoding: brickgpu adds
+// layouts).
 class Brick_BlockOf<list<Type> allowed, string what>
     : Type<And<[TensorOf<allowed>.predicate,
                 CPred<"::mlir::brick::isBlockShape(::llvm::cast<::mlir::RankedTensorType>($_self).getShape())">]>,
-           "block of " # what # " (static power-of-two shape)", "::mlir::RankedTensorType">;
+           "block of " # what # " (static power-of-two shape, rank >= 1)", "::mlir::RankedTensorType">;
 
 def Brick_Block : Brick_BlockOf<[Brick_Scalar], "scalars or pointers">;
 def Brick_IntBlock : Brick_BlockOf<[Brick_Int], "integers">;

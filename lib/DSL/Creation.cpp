@@ -51,7 +51,7 @@ Tensor full(std::vector<int64_t> shape, double value, DType type, Loc loc) {
   Type element = kb->type(type);
   if (!bir::isBlockShape(shape))
     return kb->fail(loc, "full: shape " + detail::describeShape(shape) +
-                             " is not a block shape (every dimension a power of two)");
+                             " is not a block shape (one or more dimensions, each a power of two)");
   auto tensorType = RankedTensorType::get(shape, element);
   TypedAttr scalar = isa<FloatType>(element) ? TypedAttr(kb->builder().getFloatAttr(element, value))
                                              : TypedAttr(kb->builder().getIntegerAttr(element, static_cast<int64_t>(value)));

@@ -88,7 +88,7 @@ Tensor Tensor::broadcast_to(std::vector<int64_t> shape, Loc loc) const {
     return kb.poison(RankedTensorType::get(shape, element));
   if (!bir::isBlockShape(shape))
     return kb.fail(loc, "broadcast_to: shape " + detail::describeShape(shape) +
-                            " is not a block shape (every dimension a power of two)");
+                            " is not a block shape (one or more dimensions, each a power of two)");
   Value result = kb.broadcastTo(self.value, shape, "broadcast_to", loc);
   return result ? Access::wrap(result) : kb.poison(RankedTensorType::get(shape, element));
 }
@@ -104,7 +104,7 @@ Tensor Tensor::reshape(std::vector<int64_t> shape, Loc loc) const {
     return kb.poison(result);
   if (!bir::isBlockShape(shape))
     return kb.fail(loc, "reshape: shape " + detail::describeShape(shape) +
-                            " is not a block shape (every dimension a power of two)", result);
+                            " is not a block shape (one or more dimensions, each a power of two)", result);
   auto type = dyn_cast<RankedTensorType>(self.value.getType());
   if (!type)
     return kb.fail(loc, "reshape: a scalar has no shape to change; use broadcast_to", result);

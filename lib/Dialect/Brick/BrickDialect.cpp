@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -40,8 +41,27 @@ LogicalResult PointerType::verify(function_ref<InFlightDiagnostic()> emitError, 
   return success();
 }
 
+LogicalResult BrickDialect::verifyOperationAttribute(Operation *op, NamedAttribute attribute) {
+  if (attribute.getName() != getKernelAttrName())
+    return success();
+  // A kernel is launched with scalars and pointers and returns nothing: what a GPU launch can pass and keep.
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function)
+    return op->emitError() << "'" << getKernelAttrName() << "' marks functions (func.func), not '" << op->getName() << "'";
+  for (auto [index, type] : llvm::enumerate(function.getArgumentTypes()))
+    if (!type.isIntOrFloat() && !isa<PointerType>(type))
+      return op->emitError() << "kernel argument #" << index << " is " << type
+                             << ": a kernel takes scalars (integers, floats) and !brick.ptr pointers; pass a block as a "
+                                "pointer and load it";
+  if (!function.getResultTypes().empty())
+    return op->emitError() << "a kernel returns nothing (it has " << function.getResultTypes().size()
+                           << " results): store what it computes through a pointer argument";
+  return success();
+}
+
 bool mlir::brick::isBlockShape(ArrayRef<int64_t> shape) {
-  return llvm::all_of(shape, [](int64_t d) { return d > 0 && llvm::isPowerOf2_64(d); });
+  // Rank 0 is a scalar, not a block: layouts tile at least one dimension.
+  return !shape.empty() && llvm::all_of(shape, [](int64_t d) { return d > 0 && llvm::isPowerOf2_64(d); });
 }
 
 Type mlir::brick::getTypeLike(Type like, Type elementType) {

@@ -355,8 +355,8 @@ void MemDescType::print(AsmPrinter &printer) const {
 LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> shape,
                                   Type elementType, Attribute encoding) {
   // A ring of buffers (the pipeline's) may have any number of them; each buffer has a block's shape.
-  if (shape.empty() || !brick::isBlockShape(shape.drop_front()) || shape.front() < 1 ||
-      (shape.size() == 1 && !brick::isBlockShape(shape)))
+  if (shape.empty() || shape.front() < 1 ||
+      !(shape.size() == 1 ? brick::isBlockShape(shape) : brick::isBlockShape(shape.drop_front())))
     return emitError() << "a shared-memory block has a static power-of-two shape (a ring of them any number of "
                           "buffers first)";
   if (!elementType.isIntOrFloat())

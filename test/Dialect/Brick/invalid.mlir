@@ -49,7 +49,7 @@ func.func @make_range_result() {
 // -----
 
 func.func @block_not_pow2(%x: f32) {
-  // expected-error @+1 {{'result' must be block of scalars or pointers (static power-of-two shape), but got 'tensor<3xf32>'}}
+  // expected-error @+1 {{'result' must be block of scalars or pointers (static power-of-two shape, rank >= 1), but got 'tensor<3xf32>'}}
   %0 = brick.splat %x : tensor<3xf32>
   return
 }

@@ -3,7 +3,7 @@
 // RUN: brick-opt %s --mlir-print-op-generic | brick-opt | FileCheck %s
 
 // CHECK-LABEL: func.func @grid
-func.func @grid() -> (i32, i32) attributes {brick.kernel} {
+func.func @grid() -> (i32, i32) {
   // CHECK: brick.program_id 2
   %0 = brick.program_id 2
   // CHECK: brick.num_programs 0
