@@ -121,7 +121,8 @@ def print_matmul(brick, anchors):
         ratio = f"{b / tri:8.2f}" if tri else f"{'-':>8s}"
         print(f"{key[7:]:28s} {b:8.1f} {cub:8.1f} {tri_text}  {b / cub:7.2f} {ratio} {brick[key + '_relerr']:8.1e}")
     triton_cold = max(v for k, v in anchors.items() if k.endswith("_triton_first_call_s"))
-    print(f"matmul cold first launch (compile + load): Brick {brick['matmul_cold_first_launch_ms']:.0f} ms; "
+    print(f"matmul cold first launch (compile + load), median of 5: Brick {brick['matmul_cold_first_launch_ms']:.0f} ms "
+          f"({brick['matmul_cold_first_launch_min_ms']:.0f}-{brick['matmul_cold_first_launch_max_ms']:.0f}); "
           f"Triton's first calls (autotuning 4 configs) up to {triton_cold:.1f} s")
     print(f"  {brick.get('matmul_cold_first_launch_log', '')}")
 
