@@ -8,6 +8,8 @@
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
@@ -94,6 +96,12 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
 
 mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &options, Stage stage,
                                 unsigned *dumpCounter) {
+  // A module holds functions and globals; anything else at its top (an instruction outside every function)
+  // would reach LLVM's translation, which has nowhere to put it.
+  for (mlir::Operation &op : module.getBody()->getOperations())
+    if (!mlir::isa<mlir::FunctionOpInterface, mlir::LLVM::GlobalOp>(op))
+      return op.emitError() << "'" << op.getName()
+                            << "' cannot stand at the top of a module: only functions and globals can";
   mlir::PassManager pm(module.getContext());
   unsigned localCounter = 0;
   unsigned &counter = dumpCounter ? *dumpCounter : localCounter;

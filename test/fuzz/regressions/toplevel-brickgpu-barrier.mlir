@@ -1,0 +1,1 @@
+brickgpu.barrier

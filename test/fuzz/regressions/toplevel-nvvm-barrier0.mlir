@@ -1,0 +1,1 @@
+nvvm.barrier0
