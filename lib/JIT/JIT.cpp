@@ -274,9 +274,29 @@ void compactKey(const std::vector<ParamInfo> &params, const LaunchArg *args, con
   key.push_back(capability);
 }
 
+namespace {
+/// What a GPU accepts, checked the same way for the interpreter: a grid of 1 to 2^31 - 1 programs along x and
+/// up to 65535 along y and z, a power of two from 1 to 32 warps, 1 to 8 stages.
+runtime::Error validateLaunch(const std::string &name, Grid grid, const LaunchOptions &options) {
+  if (grid.x < 1 || grid.x > 0x7fffffffu || grid.y < 1 || grid.y > 65535 || grid.z < 1 || grid.z > 65535)
+    return runtime::Error("kernel '" + name + "': grid (" + std::to_string(grid.x) + ", " + std::to_string(grid.y) +
+                          ", " + std::to_string(grid.z) +
+                          ") is not launchable: 1 to 2147483647 programs along x, 1 to 65535 along y and z");
+  if (options.numWarps < 1 || options.numWarps > 32 || (options.numWarps & (options.numWarps - 1)))
+    return runtime::Error("kernel '" + name + "': numWarps must be a power of two from 1 to 32, got " +
+                          std::to_string(options.numWarps));
+  if (options.numStages < 1 || options.numStages > 8)
+    return runtime::Error("kernel '" + name + "': numStages must be from 1 to 8, got " +
+                          std::to_string(options.numStages));
+  return runtime::Error();
+}
+} // namespace
+
 runtime::Error launch(const std::string &name, const std::vector<ParamInfo> &params, JitState &state,
                       const std::function<JitKernel()> &describe, Grid grid, const LaunchOptions &options,
                       const LaunchArg *args, size_t count) {
+  if (runtime::Error invalid = validateLaunch(name, grid, options))
+    return invalid;
   runtime::Expected<const runtime::Device *> device =
       options.device ? runtime::Expected<const runtime::Device *>(options.device) : defaultDevice();
   if (!device)

@@ -326,3 +326,23 @@ TEST(Interpreter, SignedDivisionOfIntMinByMinusOneWraps) {
   EXPECT_EQ(out, (std::vector<int64_t>{intMin, intMin, intMin}));
 }
 } // namespace
+
+namespace {
+// Launches a GPU refuses are refused on the interpreter too, with the same words, before anything runs.
+TEST(Interpreter, RefusesLaunchesAGpuRefuses) {
+  auto k = kernel("nothing", [](Ptr<f32> out) { store(out + arange(0, 32), 1.0f); });
+  DeviceBuffer out = buffer(std::vector<float>(32));
+  EXPECT_THAT(failure(k.launch(Grid{0}, onCpu(), out)), HasSubstr("grid (0, 1, 1) is not launchable"));
+  EXPECT_THAT(failure(k.launch(Grid{1, 65536, 1}, onCpu(), out)), HasSubstr("grid (1, 65536, 1) is not launchable"));
+  EXPECT_THAT(failure(k.launch(Grid{2147483648u}, onCpu(), out)), HasSubstr("is not launchable"));
+  for (unsigned warps : {0u, 3u, 64u}) {
+    LaunchOptions options = onCpu();
+    options.numWarps = warps;
+    EXPECT_THAT(failure(k.launch(Grid{1}, options, out)),
+                HasSubstr("numWarps must be a power of two from 1 to 32, got " + std::to_string(warps)));
+  }
+  LaunchOptions noStages = onCpu();
+  noStages.numStages = 0;
+  EXPECT_THAT(failure(k.launch(Grid{1}, noStages, out)), HasSubstr("numStages must be from 1 to 8, got 0"));
+}
+} // namespace
