@@ -24,6 +24,7 @@ struct RegisterIndex {
       byCoordinate.try_emplace(key(layout.registerCoordinate(reg)), reg);
   }
   unsigned at(int64_t row, int64_t column) const { return byCoordinate.lookup(key({row, column})); }
+  bool contains(int64_t row, int64_t column) const { return byCoordinate.contains(key({row, column})); }
   static std::pair<int64_t, int64_t> key(const LinearLayout::Coordinate &c) { return {c[0], c[1]}; }
   llvm::DenseMap<std::pair<int64_t, int64_t>, unsigned> byCoordinate;
 };
@@ -49,6 +50,21 @@ struct MmaV2DotLowering : ConvertOpToLLVMPattern<DotOp> {
     LinearLayout aLayout = brickgpu::getLinearLayout(aType), bLayout = brickgpu::getLinearLayout(bType),
                  cLayout = brickgpu::getLinearLayout(cType);
     RegisterIndex aIndex(aLayout), bIndex(bLayout), cIndex(cLayout);
+    // The accumulator tiles this thread holds, in register order; each needs its fragments in the operands'
+    // registers (layouts that do not fit together, as hand-written IR may have, are refused before any code).
+    SmallVector<std::pair<int64_t, int64_t>> tiles;
+    for (unsigned reg = 0; reg < cLayout.getNumRegisters(); ++reg) {
+      LinearLayout::Coordinate c = cLayout.registerCoordinate(reg);
+      std::pair<int64_t, int64_t> tile{c[0] - c[0] % 16, c[1] - c[1] % 8};
+      if (!llvm::is_contained(tiles, tile))
+        tiles.push_back(tile);
+    }
+    for (int64_t k = 0; k < K; k += instrK)
+      for (auto [m, n] : tiles)
+        for (int64_t step : {int64_t(0), int64_t(4 * kWidth)})
+          if (!aIndex.contains(m, k + step) || !aIndex.contains(m + 8, k + step) || !bIndex.contains(k + step, n) ||
+              !cIndex.contains(m + 8, n + 1))
+            return b.notifyMatchFailure(op, "the operands' #dot_op layouts do not hold the accumulator's fragments");
     SmallVector<Value> acc = unpack(b, loc, adaptor.getC());
     Type i32 = b.getI32Type();
     Type llvmInput = getTypeConverter()->convertType(inputElement);
@@ -108,15 +124,6 @@ struct MmaV2DotLowering : ConvertOpToLLVMPattern<DotOp> {
     Type accWord = f16Accumulator ? Type(VectorType::get({2}, llvmAcc)) : llvmAcc;
     unsigned accWords = f16Accumulator ? 2 : 4;
     auto resultType = LLVM::LLVMStructType::getLiteral(context, SmallVector<Type>(accWords, accWord));
-
-    // The accumulator tiles this thread holds, in register order.
-    SmallVector<std::pair<int64_t, int64_t>> tiles;
-    for (unsigned reg = 0; reg < cLayout.getNumRegisters(); ++reg) {
-      LinearLayout::Coordinate c = cLayout.registerCoordinate(reg);
-      std::pair<int64_t, int64_t> tile{c[0] - c[0] % 16, c[1] - c[1] % 8};
-      if (!llvm::is_contained(tiles, tile))
-        tiles.push_back(tile);
-    }
 
     // Tensor cores add into the accumulator with truncation; over a long K loop that costs tf32x3 its f32
     // accuracy (3e-5 at K = 4096). So tf32x3 sums this dot's products from zero and adds them to the
