@@ -25,6 +25,26 @@ Value rowMajorIndex(OpBuilder &b, Location loc, ArrayRef<Value> coordinate, Arra
   return index;
 }
 
+/// How an element of a block sits in scratch shared memory: i1 as a byte, pointers as i64, like in global memory.
+struct StoredElement {
+  StoredElement(OpBuilder &b, Location loc, Type element)
+      : b(b), loc(loc), element(element),
+        type(element.isInteger(1) ? b.getI8Type() : isa<LLVM::LLVMPointerType>(element) ? b.getI64Type() : element) {}
+  Value to(Value v) const {
+    if (element.isInteger(1))
+      return LLVM::ZExtOp::create(b, loc, type, v);
+    return isa<LLVM::LLVMPointerType>(element) ? bitcastToInt(b, loc, v) : v;
+  }
+  Value from(Value v) const {
+    if (element.isInteger(1))
+      return LLVM::TruncOp::create(b, loc, element, v);
+    return isa<LLVM::LLVMPointerType>(element) ? bitcastFromInt(b, loc, v, element) : v;
+  }
+  OpBuilder &b;
+  Location loc;
+  Type element, type;
+};
+
 /// Moves a block between layouts through the scratch shared memory of `op`. `sourceIndex` maps a
 /// destination coordinate to the row-major index of the source element it receives.
 Value throughSharedMemory(ConversionPatternRewriter &b, Operation *op, RankedTensorType srcType, Value src,
@@ -32,18 +52,8 @@ Value throughSharedMemory(ConversionPatternRewriter &b, Operation *op, RankedTen
                           llvm::function_ref<Value(ArrayRef<Value>)> sourceIndex) {
   Location loc = op->getLoc();
   Type element = converter.convertType(srcType.getElementType());
-  // i1 travels as a byte, pointers as i64, like in global memory.
-  Type stored = element.isInteger(1) ? b.getI8Type() : isa<LLVM::LLVMPointerType>(element) ? b.getI64Type() : element;
-  auto toStored = [&](Value v) -> Value {
-    if (element.isInteger(1))
-      return LLVM::ZExtOp::create(b, loc, stored, v);
-    return isa<LLVM::LLVMPointerType>(element) ? bitcastToInt(b, loc, v) : v;
-  };
-  auto fromStored = [&](Value v) -> Value {
-    if (element.isInteger(1))
-      return LLVM::TruncOp::create(b, loc, element, v);
-    return isa<LLVM::LLVMPointerType>(element) ? bitcastFromInt(b, loc, v, element) : v;
-  };
+  StoredElement storage{b, loc, element};
+  Type stored = storage.type;
   ThreadId thread = getThreadId(b, loc);
   Value base = getSharedMemoryBase(b, loc, op);
   auto sharedPointer = LLVM::LLVMPointerType::get(b.getContext(), 3);
@@ -54,13 +64,13 @@ Value throughSharedMemory(ConversionPatternRewriter &b, Operation *op, RankedTen
   for (auto [value, coordinate] : llvm::zip(values, fromCoordinates)) {
     Value address = LLVM::GEPOp::create(b, loc, sharedPointer, stored, base,
                                         ValueRange{rowMajorIndex(b, loc, coordinate, srcType.getShape())});
-    LLVM::StoreOp::create(b, loc, toStored(value), address);
+    LLVM::StoreOp::create(b, loc, storage.to(value), address);
   }
   emitBarrier(b, loc);
   SmallVector<Value> results;
   for (auto &coordinate : emitCoordinates(b, loc, to, thread)) {
     Value address = LLVM::GEPOp::create(b, loc, sharedPointer, stored, base, ValueRange{sourceIndex(coordinate)});
-    results.push_back(fromStored(LLVM::LoadOp::create(b, loc, stored, address)));
+    results.push_back(storage.from(LLVM::LoadOp::create(b, loc, stored, address)));
   }
   return pack(b, loc, converter.convertType(dstType), results);
 }
@@ -90,17 +100,8 @@ Value convertThroughSharedMemory(ConversionPatternRewriter &b, brickgpu::Convert
   auto srcType = cast<RankedTensorType>(op.getSrc().getType());
   RankedTensorType dstType = op.getType();
   Type element = converter.convertType(srcType.getElementType());
-  Type stored = element.isInteger(1) ? b.getI8Type() : isa<LLVM::LLVMPointerType>(element) ? b.getI64Type() : element;
-  auto toStored = [&](Value v) -> Value {
-    if (element.isInteger(1))
-      return LLVM::ZExtOp::create(b, loc, stored, v);
-    return isa<LLVM::LLVMPointerType>(element) ? bitcastToInt(b, loc, v) : v;
-  };
-  auto fromStored = [&](Value v) -> Value {
-    if (element.isInteger(1))
-      return LLVM::TruncOp::create(b, loc, element, v);
-    return isa<LLVM::LLVMPointerType>(element) ? bitcastFromInt(b, loc, v, element) : v;
-  };
+  StoredElement storage{b, loc, element};
+  Type stored = storage.type;
   ArrayRef<int64_t> shape = srcType.getShape();
   unsigned bytes = getSharedElementBytes(srcType.getElementType());
   int64_t rowStride = shape.back() + getConversionRowPadding(srcType);
@@ -120,11 +121,11 @@ Value convertThroughSharedMemory(ConversionPatternRewriter &b, brickgpu::Convert
   auto vectorOf = [&](unsigned width) { return VectorType::get({width}, stored); };
   for (unsigned first = 0; first < values.size(); first += storeWidth) {
     Value address = LLVM::GEPOp::create(b, loc, sharedPointer, stored, base, ValueRange{offsetOf(fromCoordinates[first])});
-    Value vector = toStored(values[first]);
+    Value vector = storage.to(values[first]);
     if (storeWidth > 1) {
       vector = LLVM::UndefOp::create(b, loc, vectorOf(storeWidth));
       for (unsigned i = 0; i < storeWidth; ++i)
-        vector = LLVM::InsertElementOp::create(b, loc, vector, toStored(values[first + i]), i32Constant(b, loc, i));
+        vector = LLVM::InsertElementOp::create(b, loc, vector, storage.to(values[first + i]), i32Constant(b, loc, i));
     }
     LLVM::StoreOp::create(b, loc, vector, address, storeWidth * bytes);
   }
@@ -135,12 +136,12 @@ Value convertThroughSharedMemory(ConversionPatternRewriter &b, brickgpu::Convert
   for (unsigned first = 0; first < toCoordinates.size(); first += loadWidth) {
     Value address = LLVM::GEPOp::create(b, loc, sharedPointer, stored, base, ValueRange{offsetOf(toCoordinates[first])});
     if (loadWidth == 1) {
-      results.push_back(fromStored(LLVM::LoadOp::create(b, loc, stored, address, bytes)));
+      results.push_back(storage.from(LLVM::LoadOp::create(b, loc, stored, address, bytes)));
       continue;
     }
     Value vector = LLVM::LoadOp::create(b, loc, vectorOf(loadWidth), address, loadWidth * bytes);
     for (unsigned i = 0; i < loadWidth; ++i)
-      results.push_back(fromStored(LLVM::ExtractElementOp::create(b, loc, vector, i32Constant(b, loc, i))));
+      results.push_back(storage.from(LLVM::ExtractElementOp::create(b, loc, vector, i32Constant(b, loc, i))));
   }
   return pack(b, loc, converter.convertType(dstType), results);
 }
