@@ -32,6 +32,20 @@ const runtime::Device &cpu() {
 }
 LaunchOptions onCpu() { return LaunchOptions{.device = &cpu()}; }
 
+/// Brick IR text parsed into a context with every dialect of the pipeline (for tests that run IR directly).
+struct ParsedModule {
+  explicit ParsedModule(const char *ir) : context(registry()) {
+    module = mlir::parseSourceString<mlir::ModuleOp>(ir, &context);
+  }
+  static mlir::DialectRegistry registry() {
+    mlir::DialectRegistry dialects;
+    registerPipelineDialects(dialects);
+    return dialects;
+  }
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+};
+
 template <class T> DeviceBuffer buffer(const std::vector<T> &values) {
   auto b = DeviceBuffer::allocate(cpu(), values.size() * sizeof(T));
   EXPECT_TRUE(b.ok());
@@ -262,10 +276,8 @@ TEST(Interpreter, RunsBrickIRFromTextAndPrintsAsTheGpuDoes) {
       brick.print "left: " %left : i32
       return
     })mlir";
-  mlir::DialectRegistry registry;
-  registerPipelineDialects(registry);
-  mlir::MLIRContext context(registry);
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(ir, &context);
+  ParsedModule parsed(ir);
+  auto &module = parsed.module;
   ASSERT_TRUE(module);
   std::vector<int32_t> out(4, 0);
   std::string printed;
@@ -309,10 +321,8 @@ TEST(Interpreter, SignedDivisionOfIntMinByMinusOneWraps) {
       return
     }
   )mlir";
-  mlir::DialectRegistry registry;
-  registerPipelineDialects(registry);
-  mlir::MLIRContext context(registry);
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(ir, &context);
+  ParsedModule parsed(ir);
+  auto &module = parsed.module;
   ASSERT_TRUE(module);
   std::vector<int64_t> out(3, 7);
   interpreter::Options options;
