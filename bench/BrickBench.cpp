@@ -224,9 +224,17 @@ examples::MatmulConfig parseMatmulConfig(const char *text) {
   return config;
 }
 
-/// Matmul at the shapes, sm_80 code (mma.sync, cp.async), or every config of `sweep` at 4096^3 f16.
+/// The code matmul is compiled for: BRICK_BENCH_MATMUL_SM=80 (mma.sync, cp.async), or the GPU's own (0, the
+/// default: sm_90a on an H100, wgmma).
+unsigned matmulTarget() {
+  const char *sm = std::getenv("BRICK_BENCH_MATMUL_SM");
+  return sm && *sm ? unsigned(std::atoi(sm)) : 0;
+}
+
+/// Matmul at the issues' shapes, or every config of `sweep` at 4096^3 and 16x8192x8192, f16 and bf16.
 void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
   const char *forced = std::getenv("BRICK_BENCH_MATMUL_CONFIG");
+  const unsigned target = matmulTarget();
   auto configFor = [&](int m, int n, int k, int bytes) {
     return forced && *forced ? parseMatmulConfig(forced) : examples::matmulConfig(m, n, k, bytes);
   };
@@ -243,10 +251,10 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
           std::snprintf(key, sizeof(key), "matmul_%s_%s_cfg%d,%d,%d,%d,%u,%u", bf16 ? "bf16" : "fp16", shape.c_str(),
                         config.blockM, config.blockN, config.blockK, config.groupM, config.warps, config.stages);
           if (bf16) {
-            MatmulShape<brick::bf16> problem(m, n, k, Precision::TF32, 80);
+            MatmulShape<brick::bf16> problem(m, n, k, Precision::TF32, target);
             report(key, problem.measure(config));
           } else {
-            MatmulShape<brick::f16> problem(m, n, k, Precision::TF32, 80);
+            MatmulShape<brick::f16> problem(m, n, k, Precision::TF32, target);
             report(key, problem.measure(config));
           }
         }
@@ -256,25 +264,25 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
   for (auto [m, n, k] : {std::tuple{4096, 4096, 4096}, {8192, 8192, 8192}, {4000, 4000, 4000}, {16, 8192, 8192}}) {
     std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
     {
-      MatmulShape<brick::f16> problem(m, n, k, Precision::TF32, 80);
+      MatmulShape<brick::f16> problem(m, n, k, Precision::TF32, target);
       report("matmul_fp16_" + shape, problem.measure(configFor(m, n, k, 2)));
     }
     {
-      MatmulShape<brick::bf16> problem(m, n, k, Precision::TF32, 80);
+      MatmulShape<brick::bf16> problem(m, n, k, Precision::TF32, target);
       report("matmul_bf16_" + shape, problem.measure(configFor(m, n, k, 2)));
     }
   }
-  MatmulShape<brick::f32> tf32(4096, 4096, 4096, Precision::TF32, 80);
+  MatmulShape<brick::f32> tf32(4096, 4096, 4096, Precision::TF32, target);
   report("matmul_tf32_4096x4096x4096", tf32.measure(configFor(4096, 4096, 4096, 4)));
 
   // Cold first launch: compile (MLIR, LLVM, ptxas) and load a matmul specialization nothing has compiled: five
   // times (a fresh kernel and an empty disk cache each), the median reported with the JIT's log of that one (its
   // steps' times), since the host's speed varies from run to run.
   std::string cache = std::getenv("BRICK_CACHE_DIR");
-  MatmulShape<brick::f16> problem(512, 512, 512, Precision::TF32, 80);
+  MatmulShape<brick::f16> problem(512, 512, 512, Precision::TF32, target);
   examples::MatmulConfig config = examples::matmulConfig(512, 512, 512, 2);
   LaunchOptions options{.numWarps = config.warps, .numStages = config.stages};
-  options.targetCapability = 80;
+  options.targetCapability = target;
   std::vector<std::pair<double, std::string>> colds;
   for (int trial = 0; trial < 5; ++trial) {
     std::filesystem::remove_all(cache);

@@ -67,14 +67,21 @@ def BrickGPU_SliceEncodingAttr : BrickGPU_Attr<"SliceEncoding", "slice",
 
 def BrickGPU_MmaEncodingAttr : BrickGPU_Attr<"MmaEncoding", "mma",
     [DeclareAttrInterfaceMethods<BrickGPU_DistributedLayout>]> {
-  let summary = "The accumulator of tensor-core instructions: mma.sync (version 2) tiles of 16x8 per warp";
+  let summary = "The accumulator of tensor-core instructions: mma.sync (version 2) or wgmma (version 3)";
   let description = [{
     Version 2 is the accumulator of `mma.sync.m16n8k*`: in each 16x8 tile a warp holds, lane `l` holds the
     elements (l / 4, 2 * (l % 4) + {0, 1}) and the same two 8 rows further down. `warpsPerCTA` spreads warps over
     M and N (warp bits along N first); a block larger than the warps' tiles repeats the tile in each thread's
     registers, along N first, then M. `instrShape` is the instruction's [M, N]: [16, 8].
+
+    Version 3 is the accumulator of `wgmma.mma_async.m64nNk*` (sm_90a), issued by warpgroups of 4 warps:
+    `instrShape = [64, N]`, N a power of two from 8 to 256. Warp w of a warpgroup holds rows 16 (w % 4) .. +15 of
+    the instruction's 64 x N tile, each 16 x 8 piece as version 2 does, pieces along N in consecutive registers.
+    Warp bits go along M first (the 4 warps of a warpgroup, then warpsPerCTA[0] / 4 warpgroups), then N; a block
+    larger than the warpgroups' tiles repeats them in registers, along N first, then M.
     ```mlir
     #brickgpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+    #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
     ```
   }];
   let parameters = (ins "unsigned":$versionMajor, ArrayRefParameter<"unsigned">:$warpsPerCTA,
@@ -84,6 +91,9 @@ def BrickGPU_MmaEncodingAttr : BrickGPU_Attr<"MmaEncoding", "mma",
     `instrShape` `=` `[` $instrShape `]` `}` `>`
   }];
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    bool isWarpGroup() const { return getVersionMajor() == 3; }
+  }];
 }
 
 def BrickGPU_DotOperandEncodingAttr : BrickGPU_Attr<"DotOperandEncoding", "dot_op",
@@ -118,6 +128,24 @@ def BrickGPU_SharedEncodingAttr : BrickGPU_Attr<"SharedEncoding", "shared"> {
   let assemblyFormat = [{
     `<` `{` `vec` `=` $vec `,` `perPhase` `=` $perPhase `,` `maxPhase` `=` $maxPhase `,` `order` `=` `[` $order `]` `}` `>`
   }];
+}
+
+def BrickGPU_NVMMASharedEncodingAttr : BrickGPU_Attr<"NVMMASharedEncoding", "nvmma_shared"> {
+  let summary = "The shared-memory layout wgmma and TMA read: 32, 64 or 128-byte swizzled rows";
+  let description = [{
+    A 2-D buffer whose fastest dimension (`order[0]`) is cut into columns of `swizzle` bytes; each column is
+    stored whole (every row of it, `swizzle` bytes per row) before the next. Within a column, the 16-byte groups
+    of row r are XOR-swizzled by (r / (128 / swizzle)) % (swizzle / 16): the pattern the hardware applies to
+    address bits 4.. with bits 7.., so buffers start at 1024-byte boundaries. A wgmma descriptor then names an
+    operand tile by its start address, the bytes between columns (leading byte offset) and between groups of 8
+    rows (stride byte offset, 8 * swizzle).
+    ```mlir
+    #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$swizzle, ArrayRefParameter<"unsigned">:$order);
+  let assemblyFormat = "`<` `{` `swizzle` `=` $swizzle `,` `order` `=` `[` $order `]` `}` `>`";
+  let genVerifyDecl = 1;
 }
 
 #endif // BRICKGPU_ATTRS_TD

@@ -7,6 +7,7 @@ include "BrickGPU/BrickGPUTypes.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "Brick/BrickTypes.td"
+include "Brick/BrickAttrs.td"
 
 def BrickGPU_SharedMemory : Resource<"::mlir::brickgpu::SharedMemory">;
 
@@ -97,6 +98,41 @@ def BrickGPU_AsyncWaitOp : BrickGPU_Op<"async_wait",
   }];
   let arguments = (ins Variadic<BrickGPU_MemDescType>:$buffers, I32Attr:$pending);
   let assemblyFormat = "($buffers^ `:` qualified(type($buffers)))? attr-dict";
+}
+
+def BrickGPU_WarpGroupDotOp : BrickGPU_Op<"warpgroup_dot",
+    [MemoryEffects<[MemRead<BrickGPU_SharedMemory>]>, AllTypesMatch<["c", "d"]>]> {
+  let summary = "d = a * b + c on wgmma, both operands read from shared memory (sm_90a)";
+  let description = [{
+    `brickgpu.warpgroup_dot %a, %b, %c : !memdesc<128x64xf16, #nvmma>, !memdesc<64x128xf16, #nvmma> ->
+    tensor<128x128xf32, #mma>`. The operands are `#brickgpu.nvmma_shared` buffers (A is M x K, B is K x N, either
+    contiguous along K or along M/N for 16-bit types); the accumulator has an `#mma` version 3 layout. The
+    warpgroups issue `wgmma.mma_async` for every instruction tile and K step and commit them as one group. When
+    `isAsync` is false the dot also waits for them; when true the result may only be read after a
+    `warpgroup_dot_wait` that leaves this dot's group complete, and the operands' buffers must not be written
+    until then.
+  }];
+  let arguments = (ins BrickGPU_MemDescType:$a, BrickGPU_MemDescType:$b, AnyRankedTensor:$c,
+                       DefaultValuedAttr<Brick_InputPrecision, "::mlir::brick::InputPrecision::ieee">:$inputPrecision,
+                       UnitAttr:$isAsync);
+  let results = (outs AnyRankedTensor:$d);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `->` type($d)
+  }];
+  let hasVerifier = 1;
+}
+
+def BrickGPU_WarpGroupDotWaitOp : BrickGPU_Op<"warpgroup_dot_wait",
+    [MemoryEffects<[MemRead<BrickGPU_SharedMemory>]>, AllTypesMatch<["inputs", "outputs"]>]> {
+  let summary = "Wait until at most `pendings` asynchronous warpgroup dot groups are still running";
+  let description = [{
+    `%d2 = brickgpu.warpgroup_dot_wait %d {pendings = 1 : i32}` is `wgmma.wait_group.sync.aligned 1`. Its operands
+    are the results of asynchronous dots, passed through: reading them through the wait (never before it) is
+    what keeps the accumulator's registers untouched while the tensor cores write them.
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs, I32Attr:$pendings);
+  let results = (outs Variadic<AnyRankedTensor>:$outputs);
+  let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
 }
 
 #endif // BRICKGPU_OPS_TD

@@ -34,6 +34,7 @@ inline void registerPasses() {
   mlir::registerTransformsPasses();
   mlir::registerSCFToControlFlowPass();
   mlir::registerReconcileUnrealizedCastsPass();
+  mlir::registerConvertNVVMToLLVMPass();
 }
 
 } // namespace brick

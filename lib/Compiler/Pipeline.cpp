@@ -123,6 +123,7 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
     pm.addPass(mlir::brick::createBrickGPUCoalesce());
     mlir::brick::BrickGPUAccelerateDotOptions accelerate;
     accelerate.computeCapability = options.target.computeCapability;
+    accelerate.wgmma = options.target.computeCapability == 90 && options.target.archSpecific;
     pm.addPass(mlir::brick::createBrickGPUAccelerateDot(accelerate));
     pm.addPass(mlir::brick::createBrickGPURemoveLayoutConversions());
     mlir::brick::BrickGPUPipelineOptions pipelining;
@@ -142,6 +143,8 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
     lowering.computeCapability = options.target.computeCapability;
     lowering.fastMath = options.fastMath;
     pm.addPass(mlir::brick::createConvertBrickGPUToLLVM(lowering));
+    // NVVM ops LLVM has no intrinsic for (wgmma.mma_async) become inline PTX.
+    pm.addPass(mlir::createConvertNVVMToLLVMPass());
     pm.addPass(mlir::createReconcileUnrealizedCastsPass());
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());

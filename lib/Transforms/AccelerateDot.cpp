@@ -1,4 +1,4 @@
-//===- AccelerateDot.cpp - brickgpu-accelerate-dot: dots on mma.sync -------------===//
+//===- AccelerateDot.cpp - brickgpu-accelerate-dot: dots on tensor cores (mma.sync, wgmma) --===//
 //
 // A dot the tensor cores take gets the #mma accumulator layout and #dot_op operands:
 //
@@ -6,6 +6,10 @@
 //   %b' = ... opIdx = 1 ...
 //   %d  = brick.dot %a', %b', (convert_layout %c : #mma) : #mma
 //   ... convert_layout %d back to the layout its users had
+//
+// On sm_90a a dot that fits wgmma reads both operands from shared memory instead:
+//
+//   %d  = brickgpu.warpgroup_dot (local_alloc %a : #nvmma_shared), (local_alloc %b : #nvmma_shared), %c' : #mma v3
 //
 // remove-layout-conversions then carries the accumulator through loops in #mma, the pipeline pass turns the
 // loads feeding the local_allocs into cp.async copies, and the lowering reads the operands with ldmatrix.
@@ -99,6 +103,79 @@ Value toDotOperand(OpBuilder &builder, Location loc, Value operand, unsigned opI
   return brickgpu::LocalLoadOp::create(builder, loc, withEncoding(type, encoding), buffer);
 }
 
+/// How a dot goes on wgmma: the accumulator's layout and each operand's buffer layout.
+struct WgmmaPlan {
+  MmaEncodingAttr mma;
+  brickgpu::NVMMASharedEncodingAttr aShared, bShared;
+};
+
+/// The widest swizzle (128, 64 or 32 bytes) that divides both byte counts; 0 when none does.
+unsigned widestSwizzle(int64_t rowBytes, int64_t tileBytes) {
+  for (unsigned swizzle : {128u, 64u, 32u})
+    if (rowBytes % swizzle == 0 && tileBytes % swizzle == 0)
+      return swizzle;
+  return 0;
+}
+
+/// A wgmma plan for `dot` (sm_90a), or nothing when the dot does not fit one; it then stays on mma.sync.
+std::optional<WgmmaPlan> planWgmma(DotOp dot, unsigned numWarps) {
+  MLIRContext *context = dot.getContext();
+  Type a = getElementTypeOrSelf(dot.getA().getType()), b = getElementTypeOrSelf(dot.getB().getType());
+  Type acc = getElementTypeOrSelf(dot.getType());
+  bool sixteenBit = (a.isF16() || a.isBF16()) && acc.isF32();
+  bool tf32 = a.isF32() && acc.isF32() && dot.getInputPrecision() == InputPrecision::tf32;
+  bool int8 = a.isInteger(8) && acc.isInteger(32);
+  if (a != b || !(sixteenBit || tf32 || int8) || numWarps % 4 != 0)
+    return std::nullopt;
+  auto c = cast<RankedTensorType>(dot.getType());
+  int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = cast<RankedTensorType>(dot.getA().getType()).getDimSize(1);
+  int64_t bytes = getSharedElementBytes(a), instrK = 32 / bytes;
+  if (m % 64 != 0 || k % instrK != 0)
+    return std::nullopt;
+  // Warpgroups along M while M has rows for them, then along N (as Triton's warpsPerTileV3).
+  SmallVector<unsigned> warps{4, 1};
+  while (warps[0] * warps[1] < numWarps) {
+    if (m > 16 * int64_t(warps[0]))
+      warps[0] *= 2;
+    else
+      warps[1] *= 2;
+  }
+  int64_t instrN = std::min<int64_t>(256, n / warps[1]);
+  if (instrN < 8 || m % (16 * int64_t(warps[0])) != 0)
+    return std::nullopt;
+
+  // Each operand is stored along the dimension its loads are contiguous in. One contiguous along K needs only
+  // whole swizzle rows; one contiguous along M or N (16-bit only: wgmma transposes those) also needs each
+  // instruction tile (64 rows of a, instrN columns of b) to be whole swizzle columns.
+  auto shared = [&](Value operand, unsigned kDim, int64_t tileAlongOther) -> brickgpu::NVMMASharedEncodingAttr {
+    auto [source, order] = storageSource(operand);
+    auto type = cast<RankedTensorType>(source.getType());
+    bool kMajor = order[0] == kDim;
+    if (!kMajor && !sixteenBit)
+      return {};
+    int64_t rowBytes = type.getDimSize(order[0]) * bytes;
+    unsigned swizzle = widestSwizzle(rowBytes, kMajor ? rowBytes : tileAlongOther * bytes);
+    if (!swizzle || type.getDimSize(order[1]) % 8 != 0)
+      return {};
+    return brickgpu::NVMMASharedEncodingAttr::get(context, swizzle, order);
+  };
+  WgmmaPlan plan;
+  plan.aShared = shared(dot.getA(), 1, 64);
+  plan.bShared = shared(dot.getB(), 0, instrN);
+  if (!plan.aShared || !plan.bShared)
+    return std::nullopt;
+  plan.mma = MmaEncodingAttr::get(context, 3, warps, {64, unsigned(instrN)});
+  return plan;
+}
+
+/// `operand` in a shared buffer of layout `encoding`, written from the registers of the load it came from.
+Value toSharedBuffer(OpBuilder &builder, Location loc, Value operand, Attribute encoding) {
+  Value source = storageSource(operand).first;
+  auto type = cast<RankedTensorType>(source.getType());
+  auto memory = brickgpu::MemDescType::get(builder.getContext(), type.getShape(), type.getElementType(), encoding);
+  return brickgpu::LocalAllocOp::create(builder, loc, memory, source);
+}
+
 struct AccelerateDotPass : impl::BrickGPUAccelerateDotBase<AccelerateDotPass> {
   using Base::Base;
 
@@ -133,6 +210,24 @@ struct AccelerateDotPass : impl::BrickGPUAccelerateDotBase<AccelerateDotPass> {
     module.walk([&](DotOp dot) { dots.push_back(dot); });
     bool failed = false;
     for (DotOp dot : dots) {
+      std::optional<WgmmaPlan> wgmmaPlan = wgmma ? planWgmma(dot, numWarps) : std::nullopt;
+      if (wgmmaPlan) {
+        if (::mlir::failed(checkRegisters(dot, numWarps, std::nullopt))) { // operands stay in shared memory
+          failed = true;
+          continue;
+        }
+        OpBuilder builder(dot);
+        Location loc = dot.getLoc();
+        auto c = cast<RankedTensorType>(dot.getType());
+        Value a = toSharedBuffer(builder, loc, dot.getA(), wgmmaPlan->aShared);
+        Value b = toSharedBuffer(builder, loc, dot.getB(), wgmmaPlan->bShared);
+        Value accumulator = ConvertLayoutOp::create(builder, loc, withEncoding(c, wgmmaPlan->mma), dot.getC());
+        auto accelerated = brickgpu::WarpGroupDotOp::create(builder, loc, withEncoding(c, wgmmaPlan->mma), a, b,
+                                                            accumulator, dot.getInputPrecision(), /*isAsync=*/false);
+        dot.replaceAllUsesWith(ConvertLayoutOp::create(builder, loc, c, accelerated.getResult()).getResult());
+        dot.erase();
+        continue;
+      }
       std::optional<unsigned> kWidth = computeCapability >= 80 ? mmaKWidth(dot) : std::nullopt;
       auto a = cast<RankedTensorType>(dot.getA().getType());
       auto c = cast<RankedTensorType>(dot.getType());

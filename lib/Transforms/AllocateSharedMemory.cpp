@@ -25,6 +25,7 @@ constexpr int64_t kAlignment = 16;
 struct Buffer {
   Operation *owner;
   int64_t size;
+  int64_t alignment;
   int64_t first, last; // live over program positions [first, last]
   int64_t offset = 0;
 };
@@ -68,9 +69,12 @@ struct AllocateSharedMemoryPass : impl::BrickGPUAllocateSharedMemoryBase<Allocat
                 keepUntil(reader);
         }
         auto type = alloc.getType();
-        buffers.push_back({op, type.getNumElements() * getSharedElementBytes(type.getElementType()), position[op], last});
+        // wgmma and TMA swizzle by address bits 4..9: their buffers start at 1024-byte boundaries.
+        int64_t alignment = isa<brickgpu::NVMMASharedEncodingAttr>(type.getEncoding()) ? 1024 : kAlignment;
+        buffers.push_back({op, type.getNumElements() * getSharedElementBytes(type.getElementType()), alignment,
+                           position[op], last});
       } else if (int64_t bytes = getScratchBytes(op)) {
-        buffers.push_back({op, bytes, position[op], end[op]});
+        buffers.push_back({op, bytes, kAlignment, position[op], end[op]});
       }
     });
 
@@ -86,7 +90,7 @@ struct AllocateSharedMemoryPass : impl::BrickGPUAllocateSharedMemoryBase<Allocat
           bool liveTogether = placed.first <= buffer.last && buffer.first <= placed.last;
           bool overlap = placed.offset < buffer.offset + buffer.size && buffer.offset < placed.offset + placed.size;
           if (liveTogether && overlap) {
-            buffer.offset = llvm::alignTo(placed.offset + placed.size, kAlignment);
+            buffer.offset = llvm::alignTo(placed.offset + placed.size, buffer.alignment);
             moved = true;
           }
         }

@@ -21,6 +21,11 @@
 //   }
 //   async_wait 0 (%ring); barrier
 //
+// A wgmma dot that only accumulates across iterations (S >= 3) stays in flight while the next iteration starts:
+// it becomes asynchronous, followed by a warpgroup_dot_wait {pendings = 1} (the previous iteration's dot is done),
+// with a wait {pendings = 0} after the loop; the copies then run S-2 iterations ahead, so that no copy writes a
+// slot a wgmma may still read.
+//
 // Iterations past the loop's end copy nothing (their copies are masked off), so the prologue and the last
 // iterations need no special cases.
 //
@@ -57,7 +62,8 @@ LocalAllocOp copyTarget(LoadOp load, const ModuleAxisInfo &axisInfo) {
     return {};
   auto alloc = dyn_cast<LocalAllocOp>(*load->getUsers().begin());
   if (!alloc || alloc->getBlock() != load->getBlock() ||
-      !llvm::all_of(alloc->getUsers(), [](Operation *user) { return isa<brickgpu::LocalLoadOp>(user); }))
+      !llvm::all_of(alloc->getUsers(),
+                    [](Operation *user) { return isa<brickgpu::LocalLoadOp, brickgpu::WarpGroupDotOp>(user); }))
     return {};
   auto pointers = dyn_cast<RankedTensorType>(load.getPtr().getType());
   if (!pointers || !brickgpu::getLayout(pointers))
@@ -71,11 +77,34 @@ LocalAllocOp copyTarget(LoadOp load, const ModuleAxisInfo &axisInfo) {
     return {};
   brickgpu::LinearLayout layout = brickgpu::getLinearLayout(pointers);
   ArrayRef<brickgpu::LinearLayout::Coordinate> registers = layout.getRegisterBases();
-  auto shared = cast<brickgpu::SharedEncodingAttr>(alloc.getType().getEncoding());
+  Attribute encoding = alloc.getType().getEncoding();
+  if (auto nvmma = dyn_cast<brickgpu::NVMMASharedEncodingAttr>(encoding)) // swizzled in 16-byte groups
+    return registers.empty() || registers.front()[nvmma.getOrder()[0]] != 1 ? LocalAllocOp() : alloc;
+  auto shared = cast<brickgpu::SharedEncodingAttr>(encoding);
   unsigned fastest = shared.getOrder()[0];
   if (registers.empty() || registers.front()[fastest] != 1 || (shared.getMaxPhase() > 1 && shared.getVec() < width))
     return {};
   return alloc;
+}
+
+/// The wgmma dots of `loop` that read prefetched buffers and only accumulate across iterations (their accumulator
+/// is a loop value they alone update): these can stay in flight into the next iteration. Empty when some
+/// dot reading a prefetched buffer cannot (then every dot stays synchronous).
+SmallVector<brickgpu::WarpGroupDotOp> asyncDots(scf::ForOp loop, ArrayRef<Prefetched> loads) {
+  SmallVector<brickgpu::WarpGroupDotOp> dots;
+  for (const Prefetched &p : loads)
+    for (Operation *user : p.alloc->getUsers()) {
+      auto dot = dyn_cast<brickgpu::WarpGroupDotOp>(user);
+      if (!dot || llvm::is_contained(dots, dot))
+        continue;
+      auto carried = dyn_cast<BlockArgument>(dot.getC());
+      if (!carried || carried.getOwner() != loop.getBody() || carried == loop.getInductionVar() ||
+          !carried.hasOneUse() || !dot->hasOneUse() || !isa<scf::YieldOp>(*dot->getUsers().begin()) ||
+          loop.getYieldedValues()[carried.getArgNumber() - 1] != dot.getResult())
+        return {};
+      dots.push_back(dot);
+    }
+  return dots;
 }
 
 /// The ops of the loop body that compute `roots` (in body order), and which loop-carried values they read:
@@ -158,6 +187,12 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
     if (!slice)
       return;
     unsigned stages = numStages;
+    // How many iterations ahead the copies run. A wgmma left in flight at the end of an iteration still reads
+    // its slot while the next iteration's copies are issued, so with asynchronous dots the copies go one
+    // iteration less far ahead (into the slot of the iteration before last, which every warpgroup has waited
+    // for before the barrier at the top of the loop).
+    SmallVector<brickgpu::WarpGroupDotOp> inFlight = stages >= 3 ? asyncDots(loop, loads) : SmallVector<brickgpu::WarpGroupDotOp>();
+    unsigned ahead = inFlight.empty() ? stages - 1 : stages - 2;
     Location loc = loop.getLoc();
     MLIRContext *context = loop.getContext();
     Type ivType = loop.getInductionVar().getType();
@@ -217,16 +252,16 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
     IRMapping prologue;
     for (unsigned index : slice->carried)
       prologue.map(loop.getRegionIterArg(index), loop.getInitArgs()[index]);
-    SmallVector<Value> ahead;
-    for (unsigned stage = 0; stage + 1 < stages; ++stage) {
+    SmallVector<Value> aheadValues;
+    for (unsigned stage = 0; stage < ahead; ++stage) {
       issue(b, prologue, loop.getInductionVar(), iterationAhead(b, loop.getLowerBound(), stage),
             constant(b, b.getI32Type(), stage));
-      ahead = advance(prologue, [&](unsigned i) { return loop.getRegionIterArg(i); });
+      aheadValues = advance(prologue, [&](unsigned i) { return loop.getRegionIterArg(i); });
     }
 
-    // The loop, carrying the values of iteration i + S-1 and the slot iteration i reads.
+    // The loop, carrying the values of iteration i + ahead and the slot iteration i reads.
     SmallVector<Value> inits(loop.getInitArgs());
-    llvm::append_range(inits, ahead);
+    llvm::append_range(inits, aheadValues);
     inits.push_back(constant(b, b.getI32Type(), 0));
     auto pipelined = scf::ForOp::create(b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(), inits);
     Block *body = pipelined.getBody();
@@ -244,18 +279,22 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
     Value readSlot = body->getArguments().back();
 
     OpBuilder inside = OpBuilder::atBlockBegin(body);
-    brickgpu::AsyncWaitOp::create(inside, loc, ValueRange{}, stages - 2);
+    brickgpu::AsyncWaitOp::create(inside, loc, ValueRange{}, ahead - 1);
     brickgpu::BarrierOp::create(inside, loc);
     Value last = constant(inside, inside.getI32Type(), stages - 1);
     Value zero = constant(inside, inside.getI32Type(), 0);
     Value one = constant(inside, inside.getI32Type(), 1);
-    Value readsFirst = arith::CmpIOp::create(inside, loc, arith::CmpIPredicate::eq, readSlot, zero);
-    Value writeSlot = arith::SelectOp::create(inside, loc, readsFirst, last,
-                                              arith::SubIOp::create(inside, loc, readSlot, one));
+    // (slot + ahead) % S, without a remainder.
+    Value sum = arith::AddIOp::create(inside, loc, readSlot, constant(inside, inside.getI32Type(), ahead));
+    Value wraps = arith::CmpIOp::create(inside, loc, arith::CmpIPredicate::sge, sum,
+                                        constant(inside, inside.getI32Type(), stages));
+    Value writeSlot = arith::SelectOp::create(inside, loc, wraps,
+                                              arith::SubIOp::create(inside, loc, sum, constant(inside, inside.getI32Type(), stages)),
+                                              sum);
     IRMapping steady;
     for (auto [i, index] : llvm::enumerate(slice->carried))
       steady.map(pipelined.getRegionIterArg(index), pipelined.getRegionIterArg(original + i));
-    issue(inside, steady, pipelined.getInductionVar(), iterationAhead(inside, pipelined.getInductionVar(), stages - 1),
+    issue(inside, steady, pipelined.getInductionVar(), iterationAhead(inside, pipelined.getInductionVar(), ahead),
           writeSlot);
     SmallVector<Value> aheadNext = advance(steady, [&](unsigned i) { return pipelined.getRegionIterArg(i); });
 
@@ -275,12 +314,28 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
     scf::YieldOp::create(atEnd, loc, yielded);
     yield->erase();
 
-    // Drain: no copy may land after the ring's bytes are given to something else.
+    // Asynchronous dots: each iteration waits for all but its own dot, passing the accumulator through the wait;
+    // after the loop, for the last one.
     OpBuilder after(loop->getBlock(), std::next(Block::iterator(loop)));
+    SmallVector<std::pair<unsigned, Value>> finished; // loop result index, its value after the wait
+    for (brickgpu::WarpGroupDotOp dot : inFlight) {
+      dot.setIsAsync(true);
+      OpBuilder next(dot->getBlock(), std::next(Block::iterator(dot)));
+      auto wait = brickgpu::WarpGroupDotWaitOp::create(next, loc, dot.getResult().getType(), ValueRange{dot.getResult()}, 1);
+      dot.getResult().replaceAllUsesExcept(wait.getResult(0), wait);
+      unsigned index = cast<BlockArgument>(dot.getC()).getArgNumber() - 1;
+      auto last = brickgpu::WarpGroupDotWaitOp::create(after, loc, dot.getResult().getType(),
+                                                       ValueRange{pipelined.getResult(index)}, 0);
+      finished.emplace_back(index, last.getResult(0));
+    }
+
+    // Drain: no copy may land after the ring's bytes are given to something else.
     SmallVector<Value> rings = llvm::map_to_vector(loads, [](Prefetched &p) { return p.ring; });
     brickgpu::AsyncWaitOp::create(after, loc, rings, 0);
     brickgpu::BarrierOp::create(after, loc);
     loop.replaceAllUsesWith(pipelined.getResults().take_front(original));
+    for (auto [index, value] : finished)
+      pipelined.getResult(index).replaceAllUsesExcept(value, value.getDefiningOp());
     loop.erase();
   }
 };

@@ -32,7 +32,7 @@ module attributes {brickgpu.num_warps = 4 : i32, brickgpu.shared = 0 : i32} {
 
 #v4 = #brickgpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 module attributes {brickgpu.num_warps = 4 : i32, brickgpu.shared = 16 : i32} {
-  // CHECK: llvm.mlir.global external @brick_shared_memory() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+  // CHECK: llvm.mlir.global external @brick_shared_memory() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
   // CHECK-LABEL: llvm.func @row_max
   func.func @row_max(%x: tensor<1024xf32, #v4>) -> f32 {
     // Four registers per thread combine first, then 5 butterfly steps over the lanes, then 4 warps through

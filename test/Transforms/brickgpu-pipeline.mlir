@@ -26,7 +26,10 @@ module attributes {brickgpu.num_warps = 4 : i32} {
   // CHECK: scf.for %[[I:.*]] = %c0_i32 to %arg1 step %c1_i32 iter_args(%[[ACC:.*]] = %{{.*}}, %{{.*}} = %[[FIRST]], %[[P:.*]] = %[[AHEAD]], %[[SLOT:.*]] = %{{.*}})
   // CHECK-NEXT: brickgpu.async_wait {pending = 1 : i32}
   // CHECK-NEXT: brickgpu.barrier
-  // CHECK: %[[WRITE:.*]] = arith.select %{{.*}}, %c2_i32, %{{.*}} : i32
+  // The slot written: (slot + 2) % 3.
+  // CHECK: %[[SUM:.*]] = arith.addi %[[SLOT]], %c2_i32{{.*}} : i32
+  // CHECK: %[[WRAPS:.*]] = arith.cmpi sge, %[[SUM]], %c3_i32{{.*}} : i32
+  // CHECK: %[[WRITE:.*]] = arith.select %[[WRAPS]], %{{.*}}, %[[SUM]] : i32
   // CHECK: %[[AT:.*]] = arith.addi %[[I]], %{{.*}} : i32
   // CHECK: arith.cmpi slt, %[[AT]], %arg1 : i32
   // CHECK: %[[INTO:.*]] = brickgpu.memdesc_index %[[RING]][%[[WRITE]]]
@@ -155,5 +158,53 @@ module attributes {brickgpu.num_warps = 4 : i32} {
       brick.store %ptrs, %z : tensor<1024x!brick.ptr<f16>, #b>
     }
     return
+  }
+}
+
+// -----
+
+// A wgmma dot that only accumulates across iterations stays in flight into the next one: it becomes asynchronous,
+// followed by a wait for all but the newest group (the accumulator passed through it), and a wait for all after
+// the loop. Its slot may still be read while the next iteration's copies start, so the copies run S-2 = 1
+// iteration ahead: one prologue group, wait_group 0 at the top of the loop, writes into slot (slot + 1) % 3.
+#l = #brickgpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#nv = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: func.func @wgmma
+  // CHECK: %[[RING:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<3x64x64xf16, #{{.*}}>
+  // CHECK: brickgpu.async_copy_global_to_local
+  // CHECK-NEXT: brickgpu.async_commit_group
+  // CHECK-NOT: brickgpu.async_copy_global_to_local
+  // CHECK: scf.for
+  // CHECK-NEXT: brickgpu.async_wait {pending = 0 : i32}
+  // CHECK-NEXT: brickgpu.barrier
+  // CHECK: %[[SUM:.*]] = arith.addi %{{.*}}, %c1_i32{{.*}} : i32
+  // CHECK: %[[WRAPS:.*]] = arith.cmpi sge, %[[SUM]], %c3_i32 : i32
+  // CHECK: brickgpu.async_copy_global_to_local
+  // CHECK: %[[D:.*]] = brickgpu.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} {isAsync}
+  // CHECK-NEXT: %[[W:.*]] = brickgpu.warpgroup_dot_wait %[[D]] {pendings = 1 : i32}
+  // CHECK: scf.yield %[[W]]
+  // CHECK: %[[LAST:.*]] = brickgpu.warpgroup_dot_wait %{{.*}}#0 {pendings = 0 : i32}
+  // CHECK-NEXT: brickgpu.async_wait %[[RING]]
+  // CHECK: return %[[LAST]]
+  func.func @wgmma(%p: !brick.ptr<f16> {brick.divisibility = 16 : i32}, %n: i32) -> tensor<64x64xf32, #mma> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = brick.make_range 0, 64 : tensor<64xi32, #brickgpu.slice<{dim = 0, parent = #l}>>
+    %row = brick.expand_dims %r {axis = 0 : i32} : tensor<64xi32, #brickgpu.slice<{dim = 0, parent = #l}>> -> tensor<1x64xi32, #l>
+    %cols = brick.broadcast %row : tensor<1x64xi32, #l> -> tensor<64x64xi32, #l>
+    %ps = brick.splat %p : tensor<64x64x!brick.ptr<f16>, #l>
+    %ptrs = brick.addptr %ps, %cols : tensor<64x64x!brick.ptr<f16>, #l>, tensor<64x64xi32, #l>
+    %step = arith.constant dense<64> : tensor<64x64xi32, #l>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %out:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %q = %ptrs) -> (tensor<64x64xf32, #mma>, tensor<64x64x!brick.ptr<f16>, #l>) : i32 {
+      %x = brick.load %q : tensor<64x64x!brick.ptr<f16>, #l>
+      %buf = brickgpu.local_alloc %x : (tensor<64x64xf16, #l>) -> !brickgpu.memdesc<64x64xf16, #nv>
+      %d = brickgpu.warpgroup_dot %buf, %buf, %acc : !brickgpu.memdesc<64x64xf16, #nv>, !brickgpu.memdesc<64x64xf16, #nv> -> tensor<64x64xf32, #mma>
+      %q2 = brick.addptr %q, %step : tensor<64x64x!brick.ptr<f16>, #l>, tensor<64x64xi32, #l>
+      scf.yield %d, %q2 : tensor<64x64xf32, #mma>, tensor<64x64x!brick.ptr<f16>, #l>
+    }
+    return %out#0 : tensor<64x64xf32, #mma>
   }
 }

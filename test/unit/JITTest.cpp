@@ -154,7 +154,7 @@ TEST(JIT, DumpDirectoryHoldsEveryStage) {
   EXPECT_THAT(files, ::testing::Contains("00_input.mlir"));
   EXPECT_THAT(files, ::testing::Contains("04_convert-brick-to-brickgpu.mlir"));
   EXPECT_THAT(files, ::testing::Contains("08_brickgpu-pipeline.mlir"));
-  EXPECT_THAT(files, ::testing::Contains("19_ptx.ptx"));
+  EXPECT_THAT(files, ::testing::Contains("20_ptx.ptx"));
   fs::remove_all(dump);
 }
 

@@ -62,18 +62,23 @@ struct AsyncCommitGroupLowering : ConvertOpToLLVMPattern<brickgpu::AsyncCommitGr
 };
 
 struct AsyncWaitLowering : ConvertOpToLLVMPattern<brickgpu::AsyncWaitOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  AsyncWaitLowering(LLVMTypeConverter &converter, const LoweringContext &context)
+      : ConvertOpToLLVMPattern(converter), context(context) {}
   LogicalResult matchAndRewrite(brickgpu::AsyncWaitOp op, OpAdaptor, ConversionPatternRewriter &b) const override {
     NVVM::CpAsyncWaitGroupOp::create(b, op.getLoc(), op.getPending());
+    // cp.async writes through the generic proxy; wgmma reads through the async one.
+    if (context.asyncProxyReads)
+      emitAsyncProxyFence(b, op.getLoc());
     b.eraseOp(op);
     return success();
   }
+  LoweringContext context;
 };
 } // namespace
 
 void populateAsyncCopyPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context) {
-  patterns.add<AsyncCopyLowering>(converter, context);
-  patterns.add<AsyncCommitGroupLowering, AsyncWaitLowering>(converter);
+  patterns.add<AsyncCopyLowering, AsyncWaitLowering>(converter, context);
+  patterns.add<AsyncCommitGroupLowering>(converter);
 }
 
 } // namespace mlir::brick::lowering

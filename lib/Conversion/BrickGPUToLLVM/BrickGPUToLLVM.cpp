@@ -35,6 +35,7 @@ struct ConvertBrickGPUToLLVMPass : impl::ConvertBrickGPUToLLVMBase<ConvertBrickG
     MLIRContext *context = &getContext();
     ModuleAxisInfo axisInfo(module);
     lowering::LoweringContext loweringContext{&axisInfo, computeCapability, fastMath};
+    module.walk([&](brickgpu::WarpGroupDotOp) { loweringContext.asyncProxyReads = true; });
 
     LowerToLLVMOptions options(context);
     LLVMTypeConverter converter(context, options);
@@ -49,11 +50,12 @@ struct ConvertBrickGPUToLLVMPass : impl::ConvertBrickGPUToLLVMBase<ConvertBrickG
       return LLVM::LLVMStructType::getLiteral(type.getContext(), SmallVector<Type>(registers, element));
     });
 
-    // Dynamic shared memory: one extern array; each op finds its bytes at its brickgpu.offset.
+    // Dynamic shared memory: one extern array; each op finds its bytes at its brickgpu.offset. 1024-byte aligned,
+    // as wgmma's swizzled operands must be.
     OpBuilder builder(module.getBodyRegion());
     auto shared = LLVM::GlobalOp::create(builder, module.getLoc(), LLVM::LLVMArrayType::get(builder.getI8Type(), 0),
                                          /*isConstant=*/false, LLVM::Linkage::External, "brick_shared_memory",
-                                         Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+                                         Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
     (void)shared;
 
     RewritePatternSet patterns(context);
@@ -65,6 +67,7 @@ struct ConvertBrickGPUToLLVMPass : impl::ConvertBrickGPUToLLVMBase<ConvertBrickG
     lowering::populateDotPatterns(converter, patterns, loweringContext);
     lowering::populateMmaDotPatterns(converter, patterns, loweringContext);
     lowering::populateDotOperandPatterns(converter, patterns, loweringContext);
+    lowering::populateWarpGroupDotPatterns(converter, patterns, loweringContext);
     lowering::populateAsyncCopyPatterns(converter, patterns, loweringContext);
     lowering::populateSharedMemoryPatterns(converter, patterns, loweringContext);
     lowering::populateDebugPatterns(converter, patterns, loweringContext);

@@ -17,18 +17,6 @@ namespace mlir::brick::lowering {
 namespace {
 using brickgpu::LinearLayout;
 
-/// Register index of each coordinate a layout's registers hold (lane 0 of warp 0).
-struct RegisterIndex {
-  explicit RegisterIndex(const LinearLayout &layout) {
-    for (unsigned reg = 0; reg < layout.getNumRegisters(); ++reg)
-      byCoordinate.try_emplace(key(layout.registerCoordinate(reg)), reg);
-  }
-  unsigned at(int64_t row, int64_t column) const { return byCoordinate.lookup(key({row, column})); }
-  bool contains(int64_t row, int64_t column) const { return byCoordinate.contains(key({row, column})); }
-  static std::pair<int64_t, int64_t> key(const LinearLayout::Coordinate &c) { return {c[0], c[1]}; }
-  llvm::DenseMap<std::pair<int64_t, int64_t>, unsigned> byCoordinate;
-};
-
 struct MmaV2DotLowering : ConvertOpToLLVMPattern<DotOp> {
   MmaV2DotLowering(LLVMTypeConverter &converter) : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
 

@@ -30,6 +30,8 @@ void storeBlock(ConversionPatternRewriter &b, Location loc, Value base, RankedTe
     LLVM::StoreOp::create(b, loc, v, LLVM::GEPOp::create(b, loc, sharedPointer, stored, base,
                                                          ValueRange{emitSharedOffset(b, loc, coordinate, memory)}));
   }
+  if (isa<brickgpu::NVMMASharedEncodingAttr>(memory.getEncoding()))
+    emitAsyncProxyFence(b, loc); // ... and to wgmma, which reads through the async proxy
   emitBarrier(b, loc); // the new contents are visible to every thread
 }
 

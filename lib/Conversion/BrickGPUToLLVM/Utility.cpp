@@ -107,6 +107,25 @@ Value getSharedMemoryBase(OpBuilder &builder, Location loc, Operation *op) {
 
 /// The element offset of `coordinate` in a buffer of `type`.
 Value emitSharedOffset(OpBuilder &b, Location loc, ArrayRef<Value> coordinate, brickgpu::MemDescType type) {
+  if (auto nvmma = dyn_cast<brickgpu::NVMMASharedEncodingAttr>(type.getEncoding())) {
+    // Columns of `swizzle` bytes, each whole; in a column, row r's 16-byte groups XOR (r / perPhase) % maxPhase.
+    unsigned fast = nvmma.getOrder()[0], slow = nvmma.getOrder()[1];
+    int64_t bits = type.getElementType().getIntOrFloatBitWidth();
+    int64_t perRow = nvmma.getSwizzle() * 8 / bits, perGroup = 128 / bits;
+    int64_t perPhase = 128 / nvmma.getSwizzle(), maxPhase = nvmma.getSwizzle() / 16;
+    Value row = coordinate[slow], c = coordinate[fast];
+    Value column = LLVM::UDivOp::create(b, loc, c, i32Constant(b, loc, perRow));
+    Value inRow = LLVM::URemOp::create(b, loc, c, i32Constant(b, loc, perRow));
+    Value phase = LLVM::URemOp::create(b, loc, LLVM::UDivOp::create(b, loc, row, i32Constant(b, loc, perPhase)),
+                                       i32Constant(b, loc, maxPhase));
+    Value group = LLVM::XOrOp::create(b, loc, LLVM::UDivOp::create(b, loc, inRow, i32Constant(b, loc, perGroup)), phase);
+    Value swizzled = LLVM::AddOp::create(b, loc, LLVM::MulOp::create(b, loc, group, i32Constant(b, loc, perGroup)),
+                                         LLVM::URemOp::create(b, loc, inRow, i32Constant(b, loc, perGroup)));
+    Value columnStart = LLVM::MulOp::create(b, loc, column, i32Constant(b, loc, type.getShape()[slow] * perRow));
+    return LLVM::AddOp::create(
+        b, loc, columnStart,
+        LLVM::AddOp::create(b, loc, LLVM::MulOp::create(b, loc, row, i32Constant(b, loc, perRow)), swizzled));
+  }
   auto encoding = cast<brickgpu::SharedEncodingAttr>(type.getEncoding());
   ArrayRef<unsigned> order = encoding.getOrder();
   ArrayRef<int64_t> shape = type.getShape();

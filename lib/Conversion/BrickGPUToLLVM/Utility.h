@@ -18,6 +18,8 @@ struct LoweringContext {
   const ModuleAxisInfo *axisInfo;
   unsigned computeCapability;
   bool fastMath;
+  /// Whether wgmma reads shared memory in this module: writes to it then need an async-proxy fence.
+  bool asyncProxyReads = false;
 };
 
 /// The values a thread holds of a block: one per register of its layout.
@@ -55,6 +57,23 @@ std::optional<SmallVector<unsigned>>
 mapRegisters(const brickgpu::LinearLayout &from, const brickgpu::LinearLayout &to,
              llvm::function_ref<brickgpu::LinearLayout::Coordinate(const brickgpu::LinearLayout::Coordinate &)> transform);
 
+/// Which register holds each coordinate of a 2-D layout (lane 0 of warp 0's view; other threads hold the same
+/// registers at their own offsets): how tensor-core lowerings find an instruction's fragments.
+struct RegisterIndex {
+  explicit RegisterIndex(const brickgpu::LinearLayout &layout) {
+    for (unsigned reg = 0; reg < layout.getNumRegisters(); ++reg)
+      byCoordinate.try_emplace(key(layout.registerCoordinate(reg)), reg);
+  }
+  unsigned at(int64_t row, int64_t column) const { return byCoordinate.lookup(key({row, column})); }
+  bool contains(int64_t row, int64_t column) const { return byCoordinate.contains(key({row, column})); }
+  static std::pair<int64_t, int64_t> key(const brickgpu::LinearLayout::Coordinate &c) { return {c[0], c[1]}; }
+  llvm::DenseMap<std::pair<int64_t, int64_t>, unsigned> byCoordinate;
+};
+
+/// fence.proxy.async.shared::cta: shared-memory writes of this thread become visible to the async proxy (wgmma,
+/// TMA) once a barrier follows.
+void emitAsyncProxyFence(OpBuilder &builder, Location loc);
+
 /// A value `bits` wide as i32 words (or a single narrower integer) and back, for shuffles and vector memory.
 Value bitcastToInt(OpBuilder &builder, Location loc, Value value);
 Value bitcastFromInt(OpBuilder &builder, Location loc, Value value, Type type);
@@ -77,6 +96,7 @@ void populateDotPatterns(LLVMTypeConverter &converter, RewritePatternSet &patter
 void populateMmaDotPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateAsyncCopyPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateDotOperandPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
+void populateWarpGroupDotPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateSharedMemoryPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateDebugPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateProgramPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);

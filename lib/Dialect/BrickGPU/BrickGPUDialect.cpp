@@ -33,6 +33,8 @@ struct BrickGPUAsmInterface : public OpAsmDialectInterface {
       os << "slice";
     else if (isa<SharedEncodingAttr>(attr))
       os << "shared";
+    else if (isa<NVMMASharedEncodingAttr>(attr))
+      os << "nvmma_shared";
     else if (isa<MmaEncodingAttr>(attr))
       os << "mma";
     else if (isa<DotOperandEncodingAttr>(attr))
@@ -268,20 +270,41 @@ unsigned SliceEncodingAttr::getRank() const { return getParent().getRank() - 1; 
 
 LogicalResult MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned versionMajor,
                                       ArrayRef<unsigned> warpsPerCTA, ArrayRef<unsigned> instrShape) {
-  if (versionMajor != 2)
-    return emitError() << "mma version " << versionMajor << " is not supported; version 2 (mma.sync) is";
-  if (instrShape.size() != 2 || instrShape[0] != 16 || instrShape[1] != 8)
-    return emitError() << "an mma version 2 layout has instrShape = [16, 8]";
-  return verifyWarps(emitError, warpsPerCTA);
+  if (versionMajor == 2) {
+    if (instrShape.size() != 2 || instrShape[0] != 16 || instrShape[1] != 8)
+      return emitError() << "an mma version 2 layout has instrShape = [16, 8]";
+    return verifyWarps(emitError, warpsPerCTA);
+  }
+  if (versionMajor != 3)
+    return emitError() << "mma version " << versionMajor << " is not supported; 2 (mma.sync) and 3 (wgmma) are";
+  if (instrShape.size() != 2 || instrShape[0] != 64 || instrShape[1] < 8 || instrShape[1] > 256 ||
+      !llvm::isPowerOf2_32(instrShape[1]))
+    return emitError() << "an mma version 3 layout has instrShape = [64, N], N a power of two from 8 to 256";
+  if (failed(verifyWarps(emitError, warpsPerCTA)))
+    return failure();
+  if (warpsPerCTA[0] % 4 != 0)
+    return emitError() << "an mma version 3 layout is issued by warpgroups: warpsPerCTA[0] must be a multiple of 4, got "
+                       << warpsPerCTA[0];
+  return success();
 }
 
 LinearLayout MmaEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
-  // One 16x8 tile per warp: c0, c1 at (l / 4, 2 * (l % 4) + {0, 1}), c2, c3 eight rows down.
+  // One 16x8 piece per warp: c0, c1 at (l / 4, 2 * (l % 4) + {0, 1}), c2, c3 eight rows down.
   SmallVector<LinearLayout::Coordinate> registers{basisAlong(shape, 1, 1), basisAlong(shape, 0, 8)};
   SmallVector<LinearLayout::Coordinate> lanes{basisAlong(shape, 1, 2), basisAlong(shape, 1, 4), basisAlong(shape, 0, 1),
                                               basisAlong(shape, 0, 2), basisAlong(shape, 0, 4)};
   SmallVector<LinearLayout::Coordinate> warps;
   ArrayRef<unsigned> wpc = getWarpsPerCTA();
+  if (isWarpGroup()) {
+    // wgmma: a warp's pieces run along the instruction's N; the warps of a warpgroup, then warpgroups, along M.
+    int64_t instrN = getInstrShape()[1];
+    appendSteps(registers, shape, 1, 8, instrN / 8);
+    appendSteps(warps, shape, 0, 16, wpc[0]);
+    appendSteps(warps, shape, 1, instrN, wpc[1]);
+    appendRepeats(registers, shape, 1, instrN * int64_t(wpc[1]));
+    appendRepeats(registers, shape, 0, 16 * int64_t(wpc[0]));
+    return LinearLayout(shape, registers, lanes, warps);
+  }
   appendSteps(warps, shape, 1, 8, wpc[1]);
   appendSteps(warps, shape, 0, 16, wpc[0]);
   appendRepeats(registers, shape, 1, 8 * int64_t(wpc[1]));
@@ -298,6 +321,9 @@ LogicalResult DotOperandEncodingAttr::verify(function_ref<InFlightDiagnostic()> 
     return emitError() << "opIdx is 0 (the dot's a) or 1 (its b), got " << opIdx;
   if (!parent)
     return emitError() << "a dot operand needs an #mma parent";
+  if (parent.getVersionMajor() != 2)
+    return emitError() << "dot operands in registers are for mma version 2 (mma.sync); wgmma reads both from shared "
+                          "memory";
   if (kWidth != 1 && kWidth != 2 && kWidth != 4)
     return emitError() << "kWidth (elements along K per 32-bit register) is 1, 2 or 4, got " << kWidth;
   return success();
@@ -328,6 +354,15 @@ LinearLayout DotOperandEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) con
 
 unsigned DotOperandEncodingAttr::getNumWarps() const { return getParent().getNumWarps(); }
 unsigned DotOperandEncodingAttr::getRank() const { return 2; }
+
+LogicalResult NVMMASharedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned swizzle,
+                                              ArrayRef<unsigned> order) {
+  if (swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitError() << "an nvmma_shared swizzle is 32, 64 or 128 bytes, got " << swizzle;
+  if (order.size() != 2 || order[0] > 1 || order[1] != 1 - order[0])
+    return emitError() << "an nvmma_shared order is [1, 0] or [0, 1]";
+  return success();
+}
 
 //===----------------------------------------------------------------------===//
 // !brickgpu.memdesc
@@ -361,8 +396,23 @@ LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError, 
                           "buffers first)";
   if (!elementType.isIntOrFloat())
     return emitError() << "a shared-memory block holds integers or floats, not " << elementType;
+  if (auto nvmma = dyn_cast<NVMMASharedEncodingAttr>(encoding)) {
+    // Each buffer is whole columns of `swizzle` bytes and whole groups of 8 rows (one swizzle pattern).
+    ArrayRef<int64_t> block = shape.size() == 2 ? shape : shape.drop_front();
+    ArrayRef<unsigned> order = nvmma.getOrder();
+    if (block.size() != 2 || order.size() != 2)
+      return emitError() << "a #brickgpu.nvmma_shared buffer is 2-D (a ring of them 3-D)";
+    int64_t rowBytes = block[order[0]] * elementType.getIntOrFloatBitWidth() / 8;
+    if (rowBytes % nvmma.getSwizzle() != 0 || block[order[1]] % 8 != 0)
+      return emitError() << "a #brickgpu.nvmma_shared buffer with " << nvmma.getSwizzle()
+                         << "-byte swizzle needs rows of a multiple of " << nvmma.getSwizzle()
+                         << " bytes and a multiple of 8 of them; got " << block[order[1]] << " rows of " << rowBytes
+                         << " bytes";
+    return success();
+  }
   if (!isa<SharedEncodingAttr>(encoding))
-    return emitError() << "a shared-memory block needs a #brickgpu.shared encoding, got " << encoding;
+    return emitError() << "a shared-memory block needs a #brickgpu.shared or #brickgpu.nvmma_shared encoding, got "
+                       << encoding;
   return success();
 }
 
@@ -443,5 +493,27 @@ LogicalResult AsyncCopyGlobalToLocalOp::verify() {
       cast<brick::PointerType>(pointers.getElementType()).getPointeeType() != buffer.getElementType())
     return emitOpError() << "copies a block of pointers into a buffer of its shape and element type; got "
                          << getPtr().getType() << " into " << buffer;
+  return success();
+}
+
+LogicalResult WarpGroupDotOp::verify() {
+  MemDescType a = getA().getType(), b = getB().getType();
+  auto d = cast<RankedTensorType>(getType());
+  auto mma = dyn_cast_if_present<MmaEncodingAttr>(d.getEncoding());
+  if (!mma || !mma.isWarpGroup())
+    return emitOpError() << "accumulates in an #mma version 3 layout, not " << d;
+  if (!isa<NVMMASharedEncodingAttr>(a.getEncoding()) || !isa<NVMMASharedEncodingAttr>(b.getEncoding()))
+    return emitOpError() << "reads both operands from #brickgpu.nvmma_shared buffers; got " << a << " and " << b;
+  if (a.getShape().size() != 2 || b.getShape().size() != 2 || a.getShape()[1] != b.getShape()[0] ||
+      a.getShape()[0] != d.getDimSize(0) || b.getShape()[1] != d.getDimSize(1))
+    return emitOpError() << "multiplies M x K by K x N into M x N; got " << a << " * " << b << " -> " << d;
+  if (a.getElementType() != b.getElementType())
+    return emitOpError() << "operands of one element type; got " << a.getElementType() << " and " << b.getElementType();
+  // Each warpgroup's instruction tile must lie inside the block.
+  ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
+  if (d.getDimSize(0) % (16 * warps[0]) != 0 || d.getDimSize(1) % (int64_t(mma.getInstrShape()[1]) * warps[1]) != 0)
+    return emitOpError() << "a " << d.getDimSize(0) << "x" << d.getDimSize(1) << " accumulator is not a whole number of "
+                         << mma.getInstrShape()[0] << "x" << mma.getInstrShape()[1] << " wgmma tiles over warpsPerCTA ["
+                         << warps[0] << ", " << warps[1] << "]";
   return success();
 }

@@ -38,7 +38,7 @@ func.func @f(%x: !brickgpu.memdesc<48xf32, #shared>) { return }
 // -----
 
 #blocked = #brickgpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
-// expected-error @+1 {{a shared-memory block needs a #brickgpu.shared encoding}}
+// expected-error @+1 {{a shared-memory block needs a #brickgpu.shared or #brickgpu.nvmma_shared encoding}}
 func.func @f(%x: !brickgpu.memdesc<64xf32, #blocked>) { return }
 
 // -----
@@ -82,8 +82,53 @@ func.func @f(%x: tensor<64xf32, #a>) {
 
 // -----
 
-// expected-error @+1 {{mma version 3 is not supported; version 2 (mma.sync) is}}
-func.func @f(%x: tensor<32x32xf32, #brickgpu.mma<{version = 3, warpsPerCTA = [2, 2], instrShape = [16, 8]}>>) { return }
+// expected-error @+1 {{mma version 4 is not supported; 2 (mma.sync) and 3 (wgmma) are}}
+func.func @f(%x: tensor<32x32xf32, #brickgpu.mma<{version = 4, warpsPerCTA = [2, 2], instrShape = [16, 8]}>>) { return }
+
+// -----
+
+// expected-error @+1 {{an mma version 3 layout has instrShape = [64, N], N a power of two from 8 to 256}}
+func.func @f(%x: tensor<64x32xf32, #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 8]}>>) { return }
+
+// -----
+
+// expected-error @+1 {{warpsPerCTA[0] must be a multiple of 4, got 2}}
+func.func @f(%x: tensor<64x32xf32, #brickgpu.mma<{version = 3, warpsPerCTA = [2, 2], instrShape = [64, 16]}>>) { return }
+
+// -----
+
+// expected-error @+1 {{an nvmma_shared swizzle is 32, 64 or 128 bytes, got 16}}
+func.func @f(%x: !brickgpu.memdesc<64x64xf16, #brickgpu.nvmma_shared<{swizzle = 16, order = [1, 0]}>>) { return }
+
+// -----
+
+// expected-error @+1 {{needs rows of a multiple of 128 bytes and a multiple of 8 of them; got 64 rows of 64 bytes}}
+func.func @f(%x: !brickgpu.memdesc<64x32xf16, #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>) { return }
+
+// -----
+
+// expected-error @+1 {{dot operands in registers are for mma version 2}}
+func.func @f(%x: tensor<64x32xf16, #brickgpu.dot_op<{opIdx = 0, parent = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 32]}>, kWidth = 2}>>) { return }
+
+// -----
+
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#nv = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+func.func @f(%a: !brickgpu.memdesc<64x64xf16, #nv>, %b: !brickgpu.memdesc<32x64xf16, #nv>, %c: tensor<64x64xf32, #mma>) {
+  // expected-error @+1 {{multiplies M x K by K x N into M x N}}
+  %d = brickgpu.warpgroup_dot %a, %b, %c : !brickgpu.memdesc<64x64xf16, #nv>, !brickgpu.memdesc<32x64xf16, #nv> -> tensor<64x64xf32, #mma>
+  return
+}
+
+// -----
+
+#blocked = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#nv = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+func.func @f(%a: !brickgpu.memdesc<64x64xf16, #nv>, %b: !brickgpu.memdesc<64x64xf16, #nv>, %c: tensor<64x64xf32, #blocked>) {
+  // expected-error @+1 {{accumulates in an #mma version 3 layout}}
+  %d = brickgpu.warpgroup_dot %a, %b, %c : !brickgpu.memdesc<64x64xf16, #nv>, !brickgpu.memdesc<64x64xf16, #nv> -> tensor<64x64xf32, #blocked>
+  return
+}
 
 // -----
 

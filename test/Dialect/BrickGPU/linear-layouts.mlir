@@ -32,3 +32,14 @@ func.func @operands(%a: tensor<32x16xf16, #a>, %b: tensor<16x16xf16, #b>, %c: te
                     %d: tensor<32x8xf32, #a32>, %e: tensor<64x32xi8, #b8>) {
   return
 }
+
+// wgmma (version 3): a warp's 16 rows, its pieces of 8 columns along the instruction's N in consecutive registers;
+// the 4 warps of a warpgroup along M, then warpgroups (M first, then N); a larger block repeats along N, then M.
+#v3 = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 32]}>
+#v3x2 = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 2], instrShape = [64, 16]}>
+// CHECK: argument 0: regs={{\[}}[0, 1], [8, 0], [0, 8], [0, 16]] lanes={{\[}}[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]] warps={{\[}}[16, 0], [32, 0]] shape=[64, 32]
+// CHECK: argument 1: regs={{\[}}[0, 1], [8, 0], [0, 8], [0, 16], [0, 32], [64, 0]] lanes={{\[}}[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]] warps={{\[}}[16, 0], [32, 0]] shape=[128, 64]
+// CHECK: argument 2: regs={{\[}}[0, 1], [8, 0], [0, 8]] lanes={{\[}}[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]] warps={{\[}}[16, 0], [32, 0], [0, 16]] shape=[64, 32]
+func.func @warpgroups(%x: tensor<64x32xf32, #v3>, %y: tensor<128x64xf32, #v3>, %z: tensor<64x32xf32, #v3x2>) {
+  return
+}

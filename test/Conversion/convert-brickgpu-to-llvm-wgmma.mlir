@@ -1,0 +1,54 @@
+// warpgroup_dot in the LLVM and NVVM dialects: one wgmma.mma_async per instruction tile and K step, between a
+// wgmma.fence and one commit group; the descriptors' fixed bits (leading byte offset, stride byte offset, swizzle)
+// from the buffers' layouts; a synchronous dot waits through inline assembly that passes the accumulator through.
+// RUN: brick-opt %s -split-input-file -brickgpu-allocate-shared-memory -convert-brickgpu-to-llvm | FileCheck %s
+// RUN: brick-opt %s -split-input-file -brickgpu-allocate-shared-memory -convert-brickgpu-to-llvm -convert-nvvm-to-llvm | FileCheck %s --check-prefix=PTX
+
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#a = #brickgpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>
+#b = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // a: 128 rows of 64 bytes (one swizzle column: 8192 bytes), 512 bytes per 8 rows, 64-byte swizzle (mode 2):
+  //   (8192 >> 4) << 16 | (512 >> 4) << 32 | 2 << 62.
+  // CHECK-LABEL: llvm.func @sync
+  // CHECK-DAG: llvm.mlir.constant(-9223371899382267904 : i64) : i64
+  // b, contiguous along N: 32 rows per 128-byte column (4096 bytes), 1024 bytes per 8 rows, mode 1:
+  //   (4096 >> 4) << 16 | (1024 >> 4) << 32 | 1 << 62.
+  // CHECK-DAG: llvm.mlir.constant(4611686293322072064 : i64) : i64
+  // CHECK: nvvm.wgmma.fence.aligned
+  // Two M tiles (rows 0 and 64) x two K steps of 16.
+  // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+  // CHECK-NOT: nvvm.wgmma.mma_async
+  // CHECK: nvvm.wgmma.commit.group.sync.aligned
+  // CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;", "=f,=f,{{.*}},0,1,2,
+  // CHECK: llvm.return
+  // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+  func.func @sync(%c: tensor<128x128xf32, #mma>) -> tensor<128x128xf32, #mma> {
+    %sa = brickgpu.local_alloc : () -> !brickgpu.memdesc<128x32xf16, #a>
+    %sb = brickgpu.local_alloc : () -> !brickgpu.memdesc<32x128xf16, #b>
+    %d = brickgpu.warpgroup_dot %sa, %sb, %c : !brickgpu.memdesc<128x32xf16, #a>, !brickgpu.memdesc<32x128xf16, #b> -> tensor<128x128xf32, #mma>
+    return %d : tensor<128x128xf32, #mma>
+  }
+}
+
+// -----
+
+// An asynchronous dot commits without waiting; warpgroup_dot_wait {pendings = 1} waits for all but the newest
+// group, its operands passed through the wait. b contiguous along K is not transposed (layout col).
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#a = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#bk = #brickgpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: llvm.func @async
+  // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+  // CHECK: nvvm.wgmma.commit.group.sync.aligned
+  // CHECK-NOT: wait_group
+  // CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 1;"
+  func.func @async(%c: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> {
+    %sa = brickgpu.local_alloc : () -> !brickgpu.memdesc<64x64xbf16, #a>
+    %sb = brickgpu.local_alloc : () -> !brickgpu.memdesc<64x64xbf16, #bk>
+    %d = brickgpu.warpgroup_dot %sa, %sb, %c {isAsync} : !brickgpu.memdesc<64x64xbf16, #a>, !brickgpu.memdesc<64x64xbf16, #bk> -> tensor<64x64xf32, #mma>
+    %w = brickgpu.warpgroup_dot_wait %d {pendings = 1 : i32} : tensor<64x64xf32, #mma>
+    return %w : tensor<64x64xf32, #mma>
+  }
+}
