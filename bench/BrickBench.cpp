@@ -236,7 +236,7 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
   const char *forced = std::getenv("BRICK_BENCH_MATMUL_CONFIG");
   const unsigned target = matmulTarget();
   auto configFor = [&](int m, int n, int k, int bytes) {
-    return forced && *forced ? parseMatmulConfig(forced) : examples::matmulConfig(m, n, k, bytes);
+    return forced && *forced ? parseMatmulConfig(forced) : examples::matmulConfig(m, n, k, bytes, target ? target : unsigned(device->computeCapability()));
   };
   auto report = [](const std::string &key, std::pair<double, double> result) {
     std::printf(",\n  \"%s_TFLOPs\": %.1f,\n  \"%s_relerr\": %.2e", key.c_str(), result.first, key.c_str(),
@@ -261,7 +261,8 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
       }
     return;
   }
-  for (auto [m, n, k] : {std::tuple{4096, 4096, 4096}, {8192, 8192, 8192}, {4000, 4000, 4000}, {16, 8192, 8192}}) {
+  for (auto [m, n, k] : {std::tuple{4096, 4096, 4096}, {8192, 8192, 8192}, {4000, 4000, 4000}, {16, 8192, 8192},
+                        {1, 8192, 8192}}) {
     std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
     {
       MatmulShape<brick::f16> problem(m, n, k, Precision::TF32, target);
@@ -280,7 +281,7 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
   // steps' times), since the host's speed varies from run to run.
   std::string cache = std::getenv("BRICK_CACHE_DIR");
   MatmulShape<brick::f16> problem(512, 512, 512, Precision::TF32, target);
-  examples::MatmulConfig config = examples::matmulConfig(512, 512, 512, 2);
+  examples::MatmulConfig config = examples::matmulConfig(512, 512, 512, 2, target ? target : unsigned(device->computeCapability()));
   LaunchOptions options{.numWarps = config.warps, .numStages = config.stages};
   options.targetCapability = target;
   std::vector<std::pair<double, std::string>> colds;

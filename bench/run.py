@@ -9,7 +9,8 @@
 Brick's numbers come from brick-bench (CUDA events, L2 flushed, median of 50); torch's and Triton's from
 triton.testing.do_bench (which also flushes L2; median). Prints a table of GB/s and ratios, and the JSON.
 """
-import json, subprocess, sys, time
+import json
+import os, subprocess, sys, time
 
 import torch, triton, triton.language as tl
 from triton.testing import do_bench
@@ -82,7 +83,7 @@ def run_triton_matmul(a, b, c):
     triton_matmul[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1))
 
 
-MATMUL_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (4000, 4000, 4000), (16, 8192, 8192)]
+MATMUL_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (4000, 4000, 4000), (16, 8192, 8192), (1, 8192, 8192)]
 
 
 def matmul_anchors():
@@ -109,8 +110,9 @@ def matmul_anchors():
     return anchors
 
 
-def print_matmul(brick, anchors):
-    print(f"{'matmul (TFLOP/s)':28s} {'Brick':>8s} {'cuBLAS':>8s} {'Triton':>8s}  {'/cuBLAS':>7s} {'/Triton':>8s} {'rel.err':>8s}")
+def print_matmul(brick, anchors, title="matmul (TFLOP/s)"):
+    """TFLOP/s; for a few rows (decode), also the GB/s at which the weights (K x N) stream: TFLOP/s * 1000 / M."""
+    print(f"{title:28s} {'Brick':>8s} {'cuBLAS':>8s} {'Triton':>8s}  {'/cuBLAS':>7s} {'/Triton':>8s} {'rel.err':>8s}  weights GB/s (Brick, cuBLAS)")
     keys = [f"matmul_{n}_{M}x{N}x{K}" for n in ("fp16", "bf16") for (M, N, K) in MATMUL_SHAPES]
     keys.append("matmul_tf32_4096x4096x4096")
     for key in keys:
@@ -119,7 +121,9 @@ def print_matmul(brick, anchors):
         tri = anchors.get(key + "_triton")
         tri_text = f"{tri:8.1f}" if tri else f"{'-':>8s}"
         ratio = f"{b / tri:8.2f}" if tri else f"{'-':>8s}"
-        print(f"{key[7:]:28s} {b:8.1f} {cub:8.1f} {tri_text}  {b / cub:7.2f} {ratio} {brick[key + '_relerr']:8.1e}")
+        rows = int(key.split("_")[2].split("x")[0])
+        weights = f"  {b * 1000 / rows:6.0f} {cub * 1000 / rows:6.0f}" if rows <= 16 else ""
+        print(f"{key[7:]:28s} {b:8.1f} {cub:8.1f} {tri_text}  {b / cub:7.2f} {ratio} {brick[key + '_relerr']:8.1e}{weights}")
     triton_cold = max(v for k, v in anchors.items() if k.endswith("_triton_first_call_s"))
     print(f"matmul cold first launch (compile + load), median of 5: Brick {brick['matmul_cold_first_launch_ms']:.0f} ms "
           f"({brick['matmul_cold_first_launch_min_ms']:.0f}-{brick['matmul_cold_first_launch_max_ms']:.0f}); "
@@ -142,7 +146,8 @@ def sweep(binary):
 
 
 def matmul_sweep(binary, configs):
-    """Brick's matmul at each config (BM,BN,BK,G,warps,stages), sm_80 code, against cuBLAS in the same run."""
+    """Brick's matmul at each config (BM,BN,BK,G,warps,stages), the GPU's own code (BRICK_BENCH_MATMUL_SM=80: sm_80
+    code), against cuBLAS in the same run."""
     import re
     results = json.loads(subprocess.run([binary, "--matmul-sweep", *configs], check=True, capture_output=True,
                                         text=True).stdout)
@@ -160,11 +165,15 @@ def main():
     if sys.argv[1] == "--matmul-sweep":
         return matmul_sweep(sys.argv[2], sys.argv[3:])
     if sys.argv[1] == "--matmul":
+        # The GPU's own code (sm_90a on an H100: wgmma) and the code an A100 gets (sm_80: mma.sync), one run.
         brick = json.loads(subprocess.run([sys.argv[2], "--matmul"], check=True, capture_output=True, text=True).stdout)
+        sm80 = json.loads(subprocess.run([sys.argv[2], "--matmul"], check=True, capture_output=True, text=True,
+                                         env={**os.environ, "BRICK_BENCH_MATMUL_SM": "80"}).stdout)
         anchors = matmul_anchors()
         print(brick["device"])
-        print_matmul(brick, anchors)
-        print(json.dumps({"brick": brick, "anchors": anchors}))
+        print_matmul(brick, anchors, "matmul, native (TFLOP/s)")
+        print_matmul(sm80, anchors, "matmul, sm_80 code (TFLOP/s)")
+        print(json.dumps({"brick": brick, "brick_sm80": sm80, "anchors": anchors}))
         return
     brick = json.loads(subprocess.run([sys.argv[1]], check=True, capture_output=True, text=True).stdout)
     sms = torch.cuda.get_device_properties(0).multi_processor_count

@@ -52,10 +52,12 @@ struct MatmulConfig {
   }
 };
 
-/// Hand rules until the autotuner chooses, from `bench/run --matmul-sweep` on an H100 (sm_80 code): 128x128 tiles
-/// over 4 warps (a 64x64 accumulator per warp), K steps of 32 (64 for i8), 4 stages; for a few rows (decode), 16
-/// rows and 64 columns per program, so that many programs stream the weights, with long K steps.
-inline MatmulConfig matmulConfig(int m, int n, int k, int elementBytes) {
+/// Hand rules until the autotuner chooses, from `bench/run --matmul-sweep` on an H100. For the code an A100 gets
+/// (mma.sync; `capability` 80, or 0 for the interpreter): 128x128 tiles over 4 warps (a 64x64 accumulator per warp),
+/// K steps of 32 (64 for i8), 4 stages. With wgmma (sm_90a, `capability` 90), 16-bit inputs: 256x128 tiles over two
+/// warpgroups (each a 128x128 accumulator), K steps of 64, 4 stages (192 KB of shared memory). For a few rows
+/// (decode), 16 rows and 64 columns per program, so that many programs stream the weights, with long K steps.
+inline MatmulConfig matmulConfig(int m, int n, int k, int elementBytes, unsigned capability = 0) {
   MatmulConfig config;
   if (elementBytes == 1)
     config.blockK = 64;
@@ -64,6 +66,10 @@ inline MatmulConfig matmulConfig(int m, int n, int k, int elementBytes) {
     config.blockN = 64;
     config.blockK = 256 / elementBytes;
     config.groupM = 1;
+  } else if (capability == 90 && elementBytes == 2) {
+    config.blockM = 256;
+    config.blockK = 64;
+    config.warps = 8;
   }
   (void)n;
   (void)k;

@@ -96,7 +96,9 @@ template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &dev
   auto elementA = [&](int i, int p) { return double(problem.transposeA ? a[size_t(p) * aStride + i] : a[size_t(i) * aStride + p]); };
   auto elementB = [&](int p, int j) { return double(problem.transposeB ? b[size_t(j) * bStride + p] : b[size_t(p) * bStride + j]); };
 
-  MatmulConfig config = problem.config.value_or(matmulConfig(m, n, k, int(sizeof(typename Memory<T>::Stored))));
+  unsigned capability = problem.targetCapability ? problem.targetCapability : unsigned(device.computeCapability());
+  MatmulConfig config =
+      problem.config.value_or(matmulConfig(m, n, k, int(sizeof(typename Memory<T>::Stored)), capability));
   brick::LaunchOptions options{.numWarps = config.warps, .numStages = config.stages, .device = &device};
   options.targetCapability = problem.targetCapability;
   brick::runtime::Error error = timed(check, [&] {

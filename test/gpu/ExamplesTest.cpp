@@ -114,9 +114,13 @@ TEST_P(Examples, MatmulF32) {
   for (Precision precision : {Precision::TF32, Precision::TF32x3, Precision::IEEE}) {
     EXPECT_PASSES(examples::runMatmul<f32>(device(), {.m = 17, .n = 33, .k = 65, .precision = precision}));
     EXPECT_PASSES(examples::runMatmul<f32>(device(), {.m = 64, .n = 80, .k = 96, .transposeA = true, .precision = precision}));
-    if (onGpu(device()))
+    // Both operands contiguous along K: tf32 on wgmma (sm_90a), which reads 32-bit operands that way only.
+    EXPECT_PASSES(examples::runMatmul<f32>(device(), {.m = 128, .n = 80, .k = 96, .transposeB = true, .precision = precision}));
+    if (onGpu(device())) {
       for (auto [m, n, k] : {std::tuple{1000, 1000, 1000}, {1, 4096, 4096}})
         EXPECT_PASSES(examples::runMatmul<f32>(device(), {.m = m, .n = n, .k = k, .precision = precision}));
+      EXPECT_PASSES(examples::runMatmul<f32>(device(), {.m = 1000, .n = 1000, .k = 1000, .transposeB = true, .precision = precision}));
+    }
   }
 }
 
@@ -124,9 +128,11 @@ TEST_P(Examples, MatmulI8) {
   EXPECT_PASSES(examples::runMatmul<i8>(device(), {17, 33, 65}));
   EXPECT_PASSES(examples::runMatmul<i8>(device(), {.m = 64, .n = 96, .k = 128, .transposeB = true}));
   EXPECT_PASSES(examples::runMatmul<i8>(device(), {.m = 64, .n = 96, .k = 128, .transposeA = true}));
-  if (onGpu(device()))
+  if (onGpu(device())) {
     for (auto [m, n, k] : {std::tuple{1000, 1000, 1000}, {1, 4096, 4096}})
       EXPECT_PASSES(examples::runMatmul<i8>(device(), {m, n, k}));
+    EXPECT_PASSES(examples::runMatmul<i8>(device(), {.m = 1000, .n = 1000, .k = 1000, .transposeB = true}));
+  }
 }
 
 // The code an A100 gets (mma.sync, ldmatrix, cp.async), run on whatever GPU is here.
@@ -145,6 +151,19 @@ TEST_P(Examples, MatmulConfigs) {
       EXPECT_PASSES(examples::runMatmul<f16>(
           device(), {.m = onGpu(device()) ? 300 : 40, .n = 200, .k = onGpu(device()) ? 520 : 72,
                      .config = examples::MatmulConfig{64, 64, 32, 4, warps, stages}}));
+}
+
+// The tile shapes and warp counts wgmma takes (one or two warpgroups, along M or N; instruction N from 64 to 256),
+// each with operands stored both ways.
+TEST_P(Examples, MatmulWarpGroupConfigs) {
+  if (!onGpu(device()))
+    GTEST_SKIP() << "large tiles: the interpreter runs the same IR in MatmulConfigs";
+  for (examples::MatmulConfig config : {examples::MatmulConfig{256, 128, 64, 8, 8, 4}, examples::MatmulConfig{128, 256, 64, 8, 8, 3},
+                                        examples::MatmulConfig{64, 256, 64, 8, 4, 4}, examples::MatmulConfig{64, 128, 32, 8, 8, 2},
+                                        examples::MatmulConfig{128, 64, 16, 8, 4, 5}})
+    for (bool transposed : {false, true})
+      EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = 700, .n = 500, .k = 300, .transposeA = transposed,
+                                                          .transposeB = transposed, .config = config}));
 }
 
 TEST_P(Examples, MoeBf16) {
