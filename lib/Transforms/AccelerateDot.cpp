@@ -122,10 +122,11 @@ std::optional<WgmmaPlan> planWgmma(DotOp dot, unsigned numWarps) {
   MLIRContext *context = dot.getContext();
   Type a = getElementTypeOrSelf(dot.getA().getType()), b = getElementTypeOrSelf(dot.getB().getType());
   Type acc = getElementTypeOrSelf(dot.getType());
+  // tf32 stays on mma.sync: wgmma reads f32 operands from shared memory as they are and drops their low mantissa
+  // bits (6.7e-4 relative error at K = 1000 on an H100), where mma.sync takes them rounded to nearest (cvt.rna).
   bool sixteenBit = (a.isF16() || a.isBF16()) && acc.isF32();
-  bool tf32 = a.isF32() && acc.isF32() && dot.getInputPrecision() == InputPrecision::tf32;
   bool int8 = a.isInteger(8) && acc.isInteger(32);
-  if (a != b || !(sixteenBit || tf32 || int8) || numWarps % 4 != 0)
+  if (a != b || !(sixteenBit || int8) || numWarps % 4 != 0)
     return std::nullopt;
   auto c = cast<RankedTensorType>(dot.getType());
   int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = cast<RankedTensorType>(dot.getA().getType()).getDimSize(1);

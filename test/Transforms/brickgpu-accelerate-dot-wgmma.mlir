@@ -32,12 +32,20 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     %d = brick.dot %a, %b, %c : tensor<128x32xbf16, #rows> * tensor<32x128xbf16, #cols> -> tensor<128x128xf32, #acc>
     return %d : tensor<128x128xf32, #acc>
   }
-  // tf32 and i8 take wgmma only with both operands contiguous along K: b along N stays on mma.sync.
-  // CHECK-LABEL: func.func @tf32_b_along_n
+  // i8 takes wgmma only with both operands contiguous along K: b along N stays on mma.sync. tf32 always does
+  // (mma.sync takes its operands rounded to nearest; wgmma would truncate them).
+  // CHECK-LABEL: func.func @i8_b_along_n
   // CHECK-NOT: warpgroup_dot
   // CHECK: brick.dot {{.*}}#dot_op
-  func.func @tf32_b_along_n(%a: tensor<128x32xf32, #rows>, %b: tensor<32x128xf32, #rows>, %c: tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc> {
-    %d = brick.dot %a, %b, %c inputPrecision = tf32 : tensor<128x32xf32, #rows> * tensor<32x128xf32, #rows> -> tensor<128x128xf32, #acc>
+  func.func @i8_b_along_n(%a: tensor<128x64xi8, #rows>, %b: tensor<64x128xi8, #rows>, %c: tensor<128x128xi32, #acc>) -> tensor<128x128xi32, #acc> {
+    %d = brick.dot %a, %b, %c : tensor<128x64xi8, #rows> * tensor<64x128xi8, #rows> -> tensor<128x128xi32, #acc>
+    return %d : tensor<128x128xi32, #acc>
+  }
+  // CHECK-LABEL: func.func @tf32_along_k
+  // CHECK-NOT: warpgroup_dot
+  // CHECK: brick.dot {{.*}}#dot_op
+  func.func @tf32_along_k(%a: tensor<128x32xf32, #rows>, %b: tensor<32x128xf32, #cols>, %c: tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc> {
+    %d = brick.dot %a, %b, %c inputPrecision = tf32 : tensor<128x32xf32, #rows> * tensor<32x128xf32, #cols> -> tensor<128x128xf32, #acc>
     return %d : tensor<128x128xf32, #acc>
   }
   // CHECK-LABEL: func.func @i8_along_k

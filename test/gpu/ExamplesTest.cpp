@@ -114,7 +114,7 @@ TEST_P(Examples, MatmulF32) {
   for (Precision precision : {Precision::TF32, Precision::TF32x3, Precision::IEEE}) {
     EXPECT_PASSES(examples::runMatmul<f32>(device(), {.m = 17, .n = 33, .k = 65, .precision = precision}));
     EXPECT_PASSES(examples::runMatmul<f32>(device(), {.m = 64, .n = 80, .k = 96, .transposeA = true, .precision = precision}));
-    // Both operands contiguous along K: tf32 on wgmma (sm_90a), which reads 32-bit operands that way only.
+    // Both operands contiguous along K (where sm_90a could take tf32 on wgmma, which would truncate it).
     EXPECT_PASSES(examples::runMatmul<f32>(device(), {.m = 128, .n = 80, .k = 96, .transposeB = true, .precision = precision}));
     if (onGpu(device())) {
       for (auto [m, n, k] : {std::tuple{1000, 1000, 1000}, {1, 4096, 4096}})

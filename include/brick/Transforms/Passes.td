@@ -37,12 +37,13 @@ def BrickGPUAccelerateDot : Pass<"brickgpu-accelerate-dot", "::mlir::ModuleOp"> 
     along) and read into registers with `local_load`. Other dots (f32 under ieee precision, small blocks) keep
     their blocked layouts and lower to FMAs.
 
-    With `wgmma` (sm_90a), a dot of f16 or bf16 (either operand contiguous along K or not), or of tf32 or i8
-    (both operands contiguous along K), accumulating in f32 or i32, whose M is a multiple of 64 and whose
+    With `wgmma` (sm_90a), a dot of f16 or bf16 (either operand contiguous along K or not), or of i8 (both
+    operands contiguous along K), accumulating in f32 or i32, whose M is a multiple of 64 and whose
     operands' contiguous rows are at least 32 bytes, goes on `wgmma` instead: an `#mma` version 3 accumulator
     (warpgroups along M first, the instruction's N the largest power of two up to 256 that the warps' share of
     N allows) and a `brickgpu.warpgroup_dot` reading both operands from `#brickgpu.nvmma_shared` buffers with
-    the widest swizzle (128, 64 or 32 bytes) their rows and instruction tiles allow.
+    the widest swizzle (128, 64 or 32 bytes) their rows and instruction tiles allow. tf32 stays on mma.sync,
+    which takes its operands rounded to nearest (wgmma would truncate them in shared memory).
 
     Every dot is also checked against the register file: an accumulator (plus one step of operands) that
     cannot fit in the registers one thread may have is an error at the dot, naming the numbers.
