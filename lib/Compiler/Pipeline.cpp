@@ -143,8 +143,9 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
     lowering.computeCapability = options.target.computeCapability;
     lowering.fastMath = options.fastMath;
     pm.addPass(mlir::brick::createConvertBrickGPUToLLVM(lowering));
-    // NVVM ops LLVM has no intrinsic for (wgmma.mma_async) become inline PTX.
-    pm.addPass(mlir::createConvertNVVMToLLVMPass());
+    // NVVM ops LLVM has no intrinsic for (wgmma.mma_async, sm_90a only) become inline PTX.
+    if (options.target.computeCapability == 90 && options.target.archSpecific)
+      pm.addPass(mlir::createConvertNVVMToLLVMPass());
     pm.addPass(mlir::createReconcileUnrealizedCastsPass());
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
