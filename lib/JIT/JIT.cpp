@@ -292,10 +292,43 @@ runtime::Error validateLaunch(const std::string &name, Grid grid, const LaunchOp
 }
 } // namespace
 
+/// Every number a launch passes must reach the kernel as given: integer parameters take integers their type
+/// holds (Const<bool> and i1 scalars: 0 or 1), floating-point parameters take any number (integers convert to
+/// the nearest value). Checked the same way for both devices, before anything is built.
+runtime::Error validateArguments(const std::string &name, const std::vector<ParamInfo> &params, const LaunchArg *args,
+                                 size_t count) {
+  if (count != params.size())
+    return runtime::Error("kernel '" + name + "' takes " + std::to_string(params.size()) + " arguments, the launch passes " +
+                          std::to_string(count));
+  for (size_t i = 0; i < count; ++i) {
+    const ParamInfo &param = params[i];
+    const LaunchArg &arg = args[i];
+    if (param.kind == ParamKind::Pointer || isFloat(param.dtype))
+      continue;
+    std::string what = "kernel '" + name + "': parameter " + std::to_string(i) + " (" +
+                       (param.kind == ParamKind::Constant ? "Const<" : "Scalar<") + std::string(brick::name(param.dtype)) +
+                       ">) ";
+    if (arg.kind == LaunchArg::Kind::Float)
+      return runtime::Error(what + "is given the floating-point number " + std::to_string(arg.real) +
+                            "; pass an integer (integer parameters do not round or truncate)");
+    unsigned bits = bitWidth(param.dtype);
+    int64_t low = bits == 1 ? 0 : bits >= 64 ? INT64_MIN : -(int64_t(1) << (bits - 1));
+    int64_t high = bits == 1 ? 1 : bits >= 64 ? INT64_MAX : (int64_t(1) << (bits - 1)) - 1;
+    if (arg.beyondInt64 || arg.integer < low || arg.integer > high)
+      return runtime::Error(what + "is given " +
+                            (arg.beyondInt64 ? std::to_string(static_cast<uint64_t>(arg.integer)) : std::to_string(arg.integer)) +
+                            ", which " + std::string(brick::name(param.dtype)) + " cannot hold (" + std::to_string(low) +
+                            " to " + std::to_string(high) + ")");
+  }
+  return runtime::Error();
+}
+
 runtime::Error launch(const std::string &name, const std::vector<ParamInfo> &params, JitState &state,
                       const std::function<JitKernel()> &describe, Grid grid, const LaunchOptions &options,
                       const LaunchArg *args, size_t count) {
   if (runtime::Error invalid = validateLaunch(name, grid, options))
+    return invalid;
+  if (runtime::Error invalid = validateArguments(name, params, args, count))
     return invalid;
   runtime::Expected<const runtime::Device *> device =
       options.device ? runtime::Expected<const runtime::Device *>(options.device) : defaultDevice();

@@ -296,7 +296,7 @@ TEST(Interpreter, RunsBrickIRFromTextAndPrintsAsTheGpuDoes) {
 TEST(Interpreter, WrongArgumentsAreErrors) {
   auto k = kernel("typed", [](Ptr<f32> out, Int n) { store(out + arange(0, 4), 1.0f, arange(0, 4) < n); });
   DeviceBuffer out = buffer(std::vector<float>(4));
-  EXPECT_THAT(failure(k.launch(Grid{1}, onCpu(), out, 2.5)), HasSubstr("is an integer"));
+  EXPECT_THAT(failure(k.launch(Grid{1}, onCpu(), out, 2.5)), HasSubstr("is given the floating-point number 2.500000; pass an integer"));
 }
 
 } // namespace
@@ -354,5 +354,30 @@ TEST(Interpreter, RefusesLaunchesAGpuRefuses) {
   LaunchOptions noStages = onCpu();
   noStages.numStages = 0;
   EXPECT_THAT(failure(k.launch(Grid{1}, noStages, out)), HasSubstr("numStages must be from 1 to 8, got 0"));
+}
+} // namespace
+
+namespace {
+// Numbers reach the kernel as given or the launch is refused, on both devices: no silent truncation.
+TEST(Interpreter, RefusesArgumentsTheirParametersCannotHold) {
+  auto k = kernel("fill", [](Ptr<i32> out, Int value, Const<int> BLOCK, Const<bool> twice) {
+    Tensor v = zeros<i32>({BLOCK}) + value;
+    store(out + arange(0, BLOCK), twice ? v + v : v);
+  });
+  DeviceBuffer out = buffer(std::vector<int32_t>(16));
+  EXPECT_THAT(failure(k.launch(Grid{1}, onCpu(), out, int64_t(5000000000), 16, false)),
+              HasSubstr("parameter 1 (Scalar<i32>) is given 5000000000, which i32 cannot hold (-2147483648 to 2147483647)"));
+  EXPECT_THAT(failure(k.launch(Grid{1}, onCpu(), out, 1, (int64_t(1) << 32) + 16, false)),
+              HasSubstr("parameter 2 (Const<i32>) is given 4294967312, which i32 cannot hold"));
+  EXPECT_THAT(failure(k.launch(Grid{1}, onCpu(), out, 1, 16.0, false)),
+              HasSubstr("parameter 2 (Const<i32>) is given the floating-point number 16.000000; pass an integer"));
+  EXPECT_THAT(failure(k.launch(Grid{1}, onCpu(), out, 1, 16, 0.5)),
+              HasSubstr("parameter 3 (Const<i1>) is given the floating-point number 0.500000"));
+  EXPECT_THAT(failure(k.launch(Grid{1}, onCpu(), out, 1, 16, 2)), HasSubstr("parameter 3 (Const<i1>) is given 2, which i1 cannot hold (0 to 1)"));
+  EXPECT_THAT(failure(k.launch(Grid{1}, onCpu(), out, uint64_t(1) << 63, 16, false)),
+              HasSubstr("is given 9223372036854775808, which i32 cannot hold"));
+  // What fits runs.
+  ASSERT_FALSE(k.launch(Grid{1}, onCpu(), out, -7, 16, true));
+  EXPECT_EQ(read<int32_t>(out), std::vector<int32_t>(16, -14));
 }
 } // namespace

@@ -61,6 +61,7 @@ struct LaunchArg {
   int64_t integer = 0;
   double real = 0;
   bool hostPointer = false; // a T* (for the interpreter), not a device address
+  bool beyondInt64 = false; // an unsigned integer above INT64_MAX (`integer` holds it wrapped)
 };
 
 /// What the non-template JIT needs of a kernel.
@@ -103,10 +104,14 @@ template <class P, class A> LaunchArg toLaunchArg(A &&arg) {
       return LaunchArg{LaunchArg::Kind::Pointer, arg.address};
   } else {
     static_assert(std::is_arithmetic_v<Arg>, "a Scalar<T> or Const<T> parameter takes a number");
-    if constexpr (std::is_floating_point_v<Arg>)
+    if constexpr (std::is_floating_point_v<Arg>) {
       return LaunchArg{LaunchArg::Kind::Float, 0, 0, static_cast<double>(arg)};
-    else
-      return LaunchArg{LaunchArg::Kind::Integer, 0, static_cast<int64_t>(arg)};
+    } else {
+      LaunchArg converted{LaunchArg::Kind::Integer, 0, static_cast<int64_t>(arg)};
+      if constexpr (std::is_unsigned_v<Arg>)
+        converted.beyondInt64 = static_cast<uint64_t>(arg) > static_cast<uint64_t>(INT64_MAX);
+      return converted;
+    }
   }
 }
 
