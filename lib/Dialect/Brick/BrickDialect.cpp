@@ -2,6 +2,9 @@
 
 #include "brick/Dialect/Brick/BrickDialect.h"
 
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -36,8 +39,11 @@ LogicalResult PointerType::verify(function_ref<InFlightDiagnostic()> emitError, 
                                   int addressSpace) {
   if (!isa<IntegerType, FloatType, PointerType>(pointeeType))
     return emitError() << "a brick pointer points to an integer, a float or a pointer, not " << pointeeType;
-  if (addressSpace < 0)
-    return emitError() << "address space must be non-negative, got " << addressSpace;
+  // Loads, stores and atomics are global-memory instructions; shared memory is the compiler's to place
+  // (brickgpu.local_alloc), so no other address space has a meaning here yet.
+  if (addressSpace != 1)
+    return emitError() << "a brick pointer points into global memory (address space 1), not address space "
+                       << addressSpace;
   return success();
 }
 
@@ -56,6 +62,14 @@ LogicalResult BrickDialect::verifyOperationAttribute(Operation *op, NamedAttribu
   if (!function.getResultTypes().empty())
     return op->emitError() << "a kernel returns nothing (it has " << function.getResultTypes().size()
                            << " results): store what it computes through a pointer argument";
+  // A kernel is a GPU entry point: launched, never called (a call to one compiled to nothing).
+  if (auto module = op->getParentOfType<ModuleOp>())
+    if (std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(op, module))
+      for (const SymbolTable::SymbolUse &use : *uses)
+        if (isa<CallOpInterface>(use.getUser()))
+          return use.getUser()->emitError() << "'" << function.getName()
+                                            << "' is a kernel (brick.kernel): kernels are launched, not called; "
+                                               "call a function without brick.kernel that holds the shared code";
   return success();
 }
 

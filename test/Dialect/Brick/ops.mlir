@@ -12,8 +12,8 @@ func.func @grid() -> (i32, i32) {
 }
 
 // CHECK-LABEL: func.func @types
-// CHECK-SAME: !brick.ptr<f16>, %{{.*}}: !brick.ptr<i8, 3>, %{{.*}}: tensor<4x!brick.ptr<bf16>>
-func.func @types(%a: !brick.ptr<f16>, %b: !brick.ptr<i8, 3>, %c: tensor<4x!brick.ptr<bf16>>) {
+// CHECK-SAME: !brick.ptr<f16>, %{{.*}}: !brick.ptr<i8>, %{{.*}}: tensor<4x!brick.ptr<bf16>>
+func.func @types(%a: !brick.ptr<f16>, %b: !brick.ptr<i8, 1>, %c: tensor<4x!brick.ptr<bf16>>) {
   return
 }
 
