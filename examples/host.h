@@ -46,6 +46,7 @@ struct MatmulProblem {
   brick::Precision precision = brick::Precision::TF32;     // for f32 inputs
   std::optional<MatmulConfig> config;                      // default: matmulConfig(m, n, k, ...)
   unsigned targetCapability = 0;                           // LaunchOptions::targetCapability
+  bool descriptors = false;                                // matmulDescriptors (no transposes; 16-byte row strides)
 };
 /// C = A * B with A and B of T (f16, bf16, f32: C the same; i8: C is i32), checked against float64: every
 /// element, or for large problems 4096 random ones and the last row and column.

@@ -43,6 +43,25 @@ template <ElementTag T = f16, ElementTag Out = T> auto matmul(Precision precisio
   });
 }
 
+/// The same product through tensor descriptors: A (M x K), B (K x N) and C (M x N), each contiguous along its
+/// rows with row strides of whole 16-byte units; the descriptors' blocks are BLOCK_M x BLOCK_K, BLOCK_K x
+/// BLOCK_N and BLOCK_M x BLOCK_N. Blocks reaching past an edge read zeros and write nothing there, so the K tail
+/// and ragged M and N need no masks. Launch with cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N) programs.
+template <ElementTag T = f16, ElementTag Out = T> auto matmulDescriptors(Precision precision = Precision::TF32) {
+  using Accumulator = std::conditional_t<std::is_same_v<T, i8>, i32, f32>;
+  return kernel("matmul_descriptors", [precision](TensorDescriptor<T, 2> a, TensorDescriptor<T, 2> b,
+                                                  TensorDescriptor<Out, 2> c, Int M, Int N, Int K, Const<int> BLOCK_M,
+                                                  Const<int> BLOCK_N, Const<int> BLOCK_K, Const<int> GROUP_M) {
+    auto [tileM, tileN] = grouped_tile(program_id(0), cdiv(M, BLOCK_M), cdiv(N, BLOCK_N), GROUP_M);
+    Int row = tileM * BLOCK_M, column = tileN * BLOCK_N;
+    Tensor acc = zeros<Accumulator>({BLOCK_M, BLOCK_N});
+    for_range(0, cdiv(K, BLOCK_K), 1, carry(acc), [&](Int k) {
+      acc = dot(a.load({row, k * BLOCK_K}), b.load({k * BLOCK_K, column}), acc, precision);
+    });
+    c.store({row, column}, acc);
+  });
+}
+
 /// How to launch matmul: tile sizes (the kernel's Const parameters), warps and pipeline stages.
 struct MatmulConfig {
   int blockM = 128, blockN = 128, blockK = 32, groupM = 8;

@@ -37,6 +37,15 @@ template <brick::ElementTag T> auto &matmulKernel(Precision precision) {
   return kernels[static_cast<int>(precision)];
 }
 
+template <brick::ElementTag T> auto &matmulDescriptorsKernel(Precision precision) {
+  using Out = typename MatmulTraits<T>::Out;
+  using Kernel = decltype(matmulDescriptors<T, Out>());
+  static std::array<Kernel, 3> kernels = {matmulDescriptors<T, Out>(Precision::IEEE),
+                                          matmulDescriptors<T, Out>(Precision::TF32),
+                                          matmulDescriptors<T, Out>(Precision::TF32x3)};
+  return kernels[static_cast<int>(precision)];
+}
+
 const char *precisionName(Precision precision) {
   return precision == Precision::IEEE ? "ieee" : precision == Precision::TF32 ? "tf32" : "tf32x3";
 }
@@ -101,7 +110,21 @@ template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &dev
       problem.config.value_or(matmulConfig(m, n, k, int(sizeof(typename Memory<T>::Stored)), capability));
   brick::LaunchOptions options{.numWarps = config.warps, .numStages = config.stages, .device = &device};
   options.targetCapability = problem.targetCapability;
+  if (problem.descriptors) {
+    check.what += ", through tensor descriptors";
+    if (problem.transposeA || problem.transposeB)
+      return check.failure = "matmulDescriptors takes A and B untransposed", check;
+  }
   brick::runtime::Error error = timed(check, [&] {
+    if (problem.descriptors) {
+      using brick::TensorDescriptorArg;
+      return matmulDescriptorsKernel<T>(problem.precision)
+          .launch(brick::Grid{config.programs(m, n)}, options,
+                  TensorDescriptorArg::of(*da, {m, k}, {aStride, 1}, {config.blockM, config.blockK}),
+                  TensorDescriptorArg::of(*db, {k, n}, {bStride, 1}, {config.blockK, config.blockN}),
+                  TensorDescriptorArg::of(*dc, {m, n}, {cStride, 1}, {config.blockM, config.blockN}), m, n, k,
+                  config.blockM, config.blockN, config.blockK, config.groupM);
+    }
     return matmulKernel<T>(problem.precision)
         .launch(brick::Grid{config.programs(m, n)}, options, *da, *db, *dc, m, n, k,
                 problem.transposeA ? 1 : aStride, problem.transposeA ? aStride : 1,

@@ -109,7 +109,11 @@ Expected<KernelBundle> KernelBundle::deserialize(std::string_view bytes) {
   uint32_t params = r.number<uint32_t>();
   for (uint32_t i = 0; i < params && !r.failed; ++i) {
     BundleParam param;
-    param.kind = static_cast<BundleParam::Kind>(r.number<uint8_t>());
+    uint8_t kind = r.number<uint8_t>();
+    if (kind > static_cast<uint8_t>(BundleParam::Kind::TensorMap))
+      return Error("kernel bundle corrupt: parameter " + std::to_string(i) + " has an unknown kind (" +
+                   std::to_string(kind) + ")");
+    param.kind = static_cast<BundleParam::Kind>(kind);
     param.dtype = r.field();
     bundle.params.push_back(param);
   }

@@ -284,4 +284,43 @@ def Brick_PrintOp : Brick_Op<"print", [MemoryEffects<[MemWrite<Brick_GlobalMemor
   let assemblyFormat = "$prefix (`hex` $hex^)? attr-dict ($args^ `:` type($args))?";
 }
 
+def Brick_MakeTensorDescriptorOp : Brick_Op<"make_tensor_descriptor", [Pure, SameVariadicOperandSize]> {
+  let summary = "A tensor descriptor from a base pointer, a shape, strides (in elements) and its tensor map";
+  let description = [{
+    `brick.make_tensor_descriptor %base, [%rows, %cols], [%rowStride, %colStride], %map :
+    !brick.ptr<f16> -> !brick.tensordesc<128x64xf16>`. One shape entry (i32) and one stride (i64) per dimension
+    of the block shape; element (i, j) is at `base + i * rowStride + j * colStride`.
+  }];
+  let arguments = (ins Brick_Ptr:$base, Variadic<I32>:$shape, Variadic<I64>:$strides, Brick_TensorMapType:$map);
+  let results = (outs Brick_TensorDescType:$result);
+  let assemblyFormat = [{
+    $base `,` `[` $shape `]` `,` `[` $strides `]` `,` $map attr-dict `:` qualified(type($base)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Brick_DescriptorLoadOp : Brick_Op<"descriptor_load", [MemoryEffects<[MemRead]>]> {
+  let summary = "Read the block of a tensor descriptor whose first element is at `indices`";
+  let description = [{
+    `brick.descriptor_load %desc[%i, %j] : !brick.tensordesc<128x64xf16> -> tensor<128x64xf16>` reads elements
+    (i + r, j + c) for r < 128, c < 64; elements outside the tensor (any coordinate below 0 or at or past the
+    shape) read as zero.
+  }];
+  let arguments = (ins Brick_TensorDescType:$desc, Variadic<I32>:$indices);
+  let results = (outs Brick_Block:$result);
+  let assemblyFormat = "$desc `[` $indices `]` attr-dict `:` qualified(type($desc)) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Brick_DescriptorStoreOp : Brick_Op<"descriptor_store", [MemoryEffects<[MemWrite]>]> {
+  let summary = "Write a block into a tensor descriptor's tensor at `indices`";
+  let description = [{
+    `brick.descriptor_store %desc[%i, %j], %x : !brick.tensordesc<128x64xf16>, tensor<128x64xf16>` writes the
+    elements that fall inside the tensor and nothing else.
+  }];
+  let arguments = (ins Brick_TensorDescType:$desc, Variadic<I32>:$indices, Brick_Block:$value);
+  let assemblyFormat = "$desc `[` $indices `]` `,` $value attr-dict `:` qualified(type($desc)) `,` type($value)";
+  let hasVerifier = 1;
+}
+
 #endif // BRICK_OPS_TD

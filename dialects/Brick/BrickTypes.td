@@ -27,6 +27,33 @@ def Brick_PointerType : Brick_TypeDef<"Pointer", "ptr"> {
   let genVerifyDecl = 1;
 }
 
+def Brick_TensorDescType : Brick_TypeDef<"TensorDesc", "tensordesc"> {
+  let summary = "A strided tensor in global memory, read and written a block at a time";
+  let description = [{
+    `!brick.tensordesc<128x64xf16>`: a tensor of `f16` in global memory (its base, its shape and its strides come
+    with the value, from `brick.make_tensor_descriptor`), accessed in blocks of 128x64 elements. Reading a block
+    that reaches past the tensor's edges gives zeros there; writing one writes only the elements inside. On
+    sm_90a the compiler may move the blocks with TMA.
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$blockShape, "::mlir::Type":$elementType);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The block a load gives or a store takes.
+    ::mlir::RankedTensorType getBlockType() const {
+      return ::mlir::RankedTensorType::get(getBlockShape(), getElementType());
+    }
+  }];
+}
+
+def Brick_TensorMapType : Brick_TypeDef<"TensorMap", "tensormap"> {
+  let summary = "The 128 bytes of a CUDA tensor map (CUtensorMap), passed to a kernel by value";
+  let description = [{
+    What TMA copies read the tensor's shape, strides and swizzle from. The runtime encodes it at launch
+    (cuTensorMapEncodeTiled) for a `TensorDescriptor` argument; code that does not use TMA ignores it.
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Type constraints shared by the ops.
 //===----------------------------------------------------------------------===//

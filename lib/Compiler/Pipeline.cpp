@@ -116,6 +116,7 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
   pm.addPass(mlir::brick::createBrickCombine());
+  pm.addPass(mlir::brick::createBrickLowerTensorDescriptors());
   if (stage >= Stage::BrickGPU) {
     mlir::brick::ConvertBrickToBrickGPUOptions layouts;
     layouts.numWarps = options.numWarps;
@@ -162,6 +163,12 @@ llvm::Expected<Artifacts> compile(mlir::ModuleOp module, const CompileOptions &o
     artifacts.kernelName = function.getSymName().str();
     for (mlir::Type type : function.getArgumentTypes()) {
       runtime::BundleParam param;
+      if (mlir::isa<mlir::brick::TensorMapType>(type)) {
+        param.kind = runtime::BundleParam::Kind::TensorMap;
+        param.dtype = "tensormap";
+        artifacts.params.push_back(param);
+        continue;
+      }
       if (auto pointer = mlir::dyn_cast<mlir::brick::PointerType>(type)) {
         param.kind = runtime::BundleParam::Kind::Pointer;
         type = pointer.getPointeeType();

@@ -326,14 +326,25 @@ const char *describeParam(ParamKind kind) {
   case ParamKind::Pointer: return "a pointer";
   case ParamKind::Scalar: return "a runtime scalar";
   case ParamKind::Constant: return "a Const";
+  case ParamKind::TensorDescriptor: return "a TensorDescriptor";
   }
   return "?";
+}
+
+/// How many kernel arguments a parameter takes: a TensorDescriptor is its base, shape, strides and tensor map.
+int argumentsOf(const ParamInfo &param) {
+  switch (param.kind) {
+  case ParamKind::Constant: return 0;
+  case ParamKind::TensorDescriptor: return 2 + 2 * param.rank;
+  default: return 1;
+  }
 }
 } // namespace
 
 BuildSession::BuildSession(MLIRContext *context, const std::string &name, const std::vector<ParamInfo> &params,
                            const Specialization &spec, Loc loc)
-    : builder_(std::make_unique<KernelBuilder>(context, loc)), spec_(spec) {
+    : builder_(std::make_unique<KernelBuilder>(context, loc)), spec_(spec), params_(params),
+      descriptors_(params.size()) {
   KernelBuilder &kb = *builder_;
   if (spec_.empty())
     spec_.resize(params.size());
@@ -354,6 +365,20 @@ BuildSession::BuildSession(MLIRContext *context, const std::string &name, const 
     }
     if (arg.isConstant())
       kb.error(loc, which + " is passed at launch; the specialization gives it a constant");
+    if (param.kind == ParamKind::TensorDescriptor) {
+      const std::vector<int64_t> &block = arg.blockShape();
+      if (block.size() != size_t(param.rank) || !mlir::brick::isBlockShape(block))
+        kb.error(loc, which + " needs a block shape of " + std::to_string(param.rank) +
+                          " powers of two in the specialization (Arg::descriptor)");
+      Type element = kb.type(param.dtype);
+      argumentTypes.push_back(mlir::brick::PointerType::get(element));
+      argumentTypes.append(param.rank, kb.builder().getI32Type());
+      argumentTypes.append(param.rank, kb.builder().getI64Type());
+      argumentTypes.push_back(mlir::brick::TensorMapType::get(kb.context()));
+      continue;
+    }
+    if (!arg.blockShape().empty())
+      kb.error(loc, which + " is not a TensorDescriptor; the specialization gives it a block shape");
     if (arg.equalsOne() && (param.kind != ParamKind::Scalar || !isInteger(param.dtype) || param.dtype == DType::I1))
       kb.error(loc, which + " cannot be specialized as equal to 1: only integer scalars can");
     Type element = kb.type(param.dtype);
@@ -367,16 +392,40 @@ BuildSession::BuildSession(MLIRContext *context, const std::string &name, const 
   auto function = func::FuncOp::create(b, kb.location(loc), name, b.getFunctionType(argumentTypes, {}));
   function->setAttr(mlir::brick::BrickDialect::getKernelAttrName(), b.getUnitAttr());
   int argument = 0;
+  auto divisible = [&](int index, int64_t divisibility) {
+    function.setArgAttr(index, mlir::brick::BrickDialect::getDivisibilityAttrName(),
+                        b.getI32IntegerAttr(static_cast<int32_t>(divisibility)));
+  };
   for (auto [index, param] : llvm::enumerate(params)) {
-    if (param.kind == ParamKind::Constant)
-      continue;
-    if (spec_[index].divisibility() > 1)
-      function.setArgAttr(argument, mlir::brick::BrickDialect::getDivisibilityAttrName(),
-                          b.getI32IntegerAttr(static_cast<int32_t>(spec_[index].divisibility())));
-    ++argument;
+    if (param.kind == ParamKind::TensorDescriptor) {
+      // What a launch checks of every descriptor: a 16-byte aligned base, strides of whole 16-byte units but the
+      // innermost, which is 1.
+      divisible(argument, 16);
+      int64_t elementBytes = std::max(1u, bitWidth(param.dtype) / 8);
+      for (int d = 0; d + 1 < param.rank; ++d)
+        divisible(argument + 1 + param.rank + d, std::max<int64_t>(1, 16 / elementBytes));
+    } else if (param.kind != ParamKind::Constant && spec_[index].divisibility() > 1) {
+      divisible(argument, spec_[index].divisibility());
+    }
+    argument += argumentsOf(param);
   }
   kb.function() = function;
   b.setInsertionPointToStart(function.addEntryBlock());
+  argument = 0;
+  for (auto [index, param] : llvm::enumerate(params)) {
+    if (param.kind == ParamKind::TensorDescriptor) {
+      Location where = kb.location(loc);
+      auto arguments = function.getArguments().slice(argument, argumentsOf(param));
+      SmallVector<Value> strides(arguments.slice(1 + param.rank, param.rank));
+      strides.back() = mlir::arith::ConstantOp::create(b, where, b.getI64IntegerAttr(1));
+      auto type = mlir::brick::TensorDescType::get(kb.context(), spec_[index].blockShape(), kb.type(param.dtype));
+      Value desc = mlir::brick::MakeTensorDescriptorOp::create(b, where, type, arguments[0],
+                                                                ValueRange(arguments.slice(1, param.rank)), strides,
+                                                                arguments.back());
+      descriptors_[index] = Access::wrap(desc);
+    }
+    argument += argumentsOf(param);
+  }
 }
 
 BuildSession::~BuildSession() = default;
@@ -385,10 +434,11 @@ bool BuildSession::ok() const { return !builder_->failed(); }
 
 Tensor BuildSession::parameter(size_t index) const {
   KernelBuilder &kb = *builder_;
+  if (params_[index].kind == ParamKind::TensorDescriptor)
+    return descriptors_[index];
   int argument = 0;
   for (size_t i = 0; i < index; ++i)
-    if (!spec_[i].isConstant())
-      ++argument;
+    argument += argumentsOf(params_[i]);
   Value value = kb.function().getArgument(argument);
   if (spec_[index].equalsOne())
     return Access::wrap(kb.constantInt(value.getType(), 1, Loc::current()));

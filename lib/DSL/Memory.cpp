@@ -106,7 +106,86 @@ void storeImpl(const Tensor &pointers, const Operand &value, const Operand *mask
     return;
   bir::StoreOp::create(kb.builder(), kb.location(loc), ptr, stored, maskValue, toIR(hints.cache), toIR(hints.evict));
 }
+/// A descriptor and its block's indices (i32 scalars, one per dimension): nothing after an error.
+std::optional<std::pair<Value, SmallVector<Value>>> useDescriptor(KernelBuilder &kb, const Tensor &desc,
+                                                                  const std::vector<Operand> &indices,
+                                                                  const char *what, Loc loc) {
+  Value value = kb.use(desc, what, loc);
+  if (!value || kb.isPoison(value))
+    return std::nullopt;
+  auto type = dyn_cast<bir::TensorDescType>(value.getType());
+  if (!type) {
+    kb.error(loc, std::string(what) + " needs a TensorDescriptor parameter");
+    return std::nullopt;
+  }
+  if (indices.size() != type.getBlockShape().size()) {
+    kb.error(loc, std::string(what) + ": the descriptor has " + std::to_string(type.getBlockShape().size()) +
+                      " dimensions but " + std::to_string(indices.size()) + " indices were given");
+    return std::nullopt;
+  }
+  SmallVector<Value> result;
+  for (const Operand &index : indices) {
+    Value i = kb.use(index, kb.builder().getI32Type(), what, loc);
+    if (!i || kb.isPoison(i))
+      return std::nullopt;
+    if (!isa<IntegerType>(i.getType()) || i.getType().isInteger(1)) {
+      kb.error(loc, std::string(what) + ": an index is an integer scalar (the block's first element along its "
+                                        "dimension), got " + detail::describe(i.getType()));
+      return std::nullopt;
+    }
+    if (!i.getType().isInteger(32))
+      i = kb.convert(i, kb.builder().getI32Type(), loc);
+    result.push_back(i);
+  }
+  return std::pair{value, result};
+}
 } // namespace
+
+namespace detail {
+Tensor descriptorLoad(const Tensor &desc, const std::vector<Operand> &indices, Loc loc) {
+  KernelBuilder *current = KernelBuilder::current("TensorDescriptor::load", loc);
+  if (!current)
+    return {};
+  KernelBuilder &kb = *current;
+  auto used = useDescriptor(kb, desc, indices, "TensorDescriptor::load", loc);
+  if (!used)
+    return kb.poison();
+  auto type = cast<bir::TensorDescType>(used->first.getType());
+  return Access::wrap(
+      bir::DescriptorLoadOp::create(kb.builder(), kb.location(loc), type.getBlockType(), used->first, used->second));
+}
+
+void descriptorStore(const Tensor &desc, const std::vector<Operand> &indices, const Operand &value, Loc loc) {
+  KernelBuilder *current = KernelBuilder::current("TensorDescriptor::store", loc);
+  if (!current)
+    return;
+  KernelBuilder &kb = *current;
+  auto used = useDescriptor(kb, desc, indices, "TensorDescriptor::store", loc);
+  if (!used)
+    return;
+  auto type = cast<bir::TensorDescType>(used->first.getType());
+  Value stored = kb.use(value, type.getElementType(), "TensorDescriptor::store", loc);
+  if (!stored || kb.isPoison(stored))
+    return;
+  ArrayRef<int64_t> shape = bir::getShapeOrEmpty(stored.getType());
+  if (!detail::broadcastsTo(shape, type.getBlockShape())) {
+    kb.error(loc, "TensorDescriptor::store: the value has shape " + detail::describeShape(shape) +
+                      " but the descriptor's blocks are " + detail::describeShape(type.getBlockShape()));
+    return;
+  }
+  Type element = getElementTypeOrSelf(stored.getType());
+  if (element != type.getElementType()) {
+    if (isa<bir::PointerType>(element)) {
+      kb.error(loc, "TensorDescriptor::store: cannot store pointers into a tensor of " +
+                        detail::describe(type.getElementType()));
+      return;
+    }
+    stored = kb.convert(stored, type.getElementType(), loc);
+  }
+  stored = kb.broadcastTo(stored, type.getBlockShape(), "TensorDescriptor::store", loc);
+  bir::DescriptorStoreOp::create(kb.builder(), kb.location(loc), used->first, used->second, stored);
+}
+} // namespace detail
 
 Tensor load(const Tensor &pointers, Loc loc) { return loadImpl(pointers, nullptr, nullptr, {}, loc); }
 Tensor load(const Tensor &pointers, const Operand &mask, Loc loc) {

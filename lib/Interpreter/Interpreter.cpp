@@ -445,6 +445,8 @@ llvm::Error run(func::FuncOp kernel, std::array<unsigned, 3> grid, llvm::ArrayRe
       if (argument.kind != Argument::Kind::Integer)
         return mismatch("an integer");
       parameters.push_back(Block::ofInts({}, {detail::wrapInteger(argument.integer, detail::integerBits(type))}));
+    } else if (isa<mlir::brick::TensorMapType>(type)) {
+      parameters.push_back(Block::ofInts({}, {0})); // read only by TMA code, which the interpreter never runs
     } else {
       return llvm::createStringError("kernel '" + name + "': the interpreter cannot pass a parameter of this type");
     }

@@ -5,10 +5,12 @@
 #include "brick/Compiler/Pipeline.h"
 #include "brick/Interpreter/Interpreter.h"
 #include "brick/Runtime/HostMemory.h"
+#include "brick/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
 
 #include <chrono>
 
@@ -46,6 +48,11 @@ runtime::Error interpretLaunch(const std::string &name, const std::vector<ParamI
       if (!module)
         return module.error();
       kernel->module = std::move(*module);
+      // Tensor descriptors run as the masked loads and stores every target shares.
+      mlir::PassManager lowering(&kernel->context);
+      lowering.addPass(mlir::brick::createBrickLowerTensorDescriptors());
+      if (mlir::failed(lowering.run(*kernel->module)))
+        return runtime::Error("kernel '" + name + "': its tensor descriptors could not be lowered for the interpreter");
       kernel->function = interpreter::findKernel(*kernel->module);
       remember(state, key, kernel, description, spec, options, "interpreter", "built", start);
     }
@@ -72,6 +79,21 @@ runtime::Error interpretLaunch(const std::string &name, const std::vector<ParamI
       arguments.push_back(arg.kind == LaunchArg::Kind::Float ? interpreter::Argument::floating(arg.real)
                                                              : interpreter::Argument::integral(arg.integer));
       break;
+    case ParamKind::TensorDescriptor: {
+      const TensorDescriptorArg &desc = *arg.descriptor;
+      if (desc.hostPointer)
+        runOptions.checkMemory = false;
+      else if (desc.address && !runtime::findHostAllocation(desc.address))
+        return runtime::Error("kernel '" + name + "': parameter " + std::to_string(i) +
+                              " describes memory that is not the CPU interpreter's");
+      arguments.push_back(interpreter::Argument::address(desc.address));
+      for (int64_t extent : desc.shape)
+        arguments.push_back(interpreter::Argument::integral(extent));
+      for (int64_t stride : desc.strides)
+        arguments.push_back(interpreter::Argument::integral(stride));
+      arguments.push_back(interpreter::Argument::integral(0)); // the tensor map (TMA only)
+      break;
+    }
     }
   }
   if (llvm::Error error = interpreter::run(kernel->function, {grid.x, grid.y, grid.z}, arguments, runOptions))

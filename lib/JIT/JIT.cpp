@@ -58,6 +58,12 @@ std::string describeArg(const Arg &arg) {
   }
   if (arg.equalsOne())
     return "=1";
+  if (!arg.blockShape().empty()) {
+    std::string blocks = "[";
+    for (size_t d = 0; d < arg.blockShape().size(); ++d)
+      blocks += (d ? "x" : "") + std::to_string(arg.blockShape()[d]);
+    return blocks + "]";
+  }
   return arg.divisibility() > 1 ? "%" + std::to_string(arg.divisibility()) : "_";
 }
 } // namespace
@@ -76,6 +82,9 @@ Specialization specializationFor(const std::vector<ParamInfo> &params, const std
       break;
     case ParamKind::Pointer:
       spec.push_back(arg.pointer % 16 == 0 ? Arg::divisibleBy(16) : Arg());
+      break;
+    case ParamKind::TensorDescriptor:
+      spec.push_back(Arg::descriptor(arg.descriptor ? arg.descriptor->blockShape : std::vector<int64_t>{}));
       break;
     case ParamKind::Scalar:
       if (isFloat(param.dtype) || param.dtype == DType::I1 || arg.kind == LaunchArg::Kind::Float)
@@ -203,9 +212,9 @@ runtime::Expected<const runtime::Device *> defaultDevice() {
   return &*device;
 }
 
-/// One argument as the kernel's parameter type wants it in memory.
+/// One argument as the kernel's parameter type wants it in memory (a tensor map is 128 bytes, 64-aligned).
 struct PackedArg {
-  alignas(8) unsigned char bytes[8] = {};
+  alignas(64) unsigned char bytes[128] = {};
 };
 
 runtime::Error pack(const std::string &kernelName, const std::vector<ParamInfo> &params, const LaunchArg *args,
@@ -215,6 +224,24 @@ runtime::Error pack(const std::string &kernelName, const std::vector<ParamInfo> 
     const LaunchArg &arg = args[i];
     if (param.kind == ParamKind::Constant)
       continue;
+    if (param.kind == ParamKind::TensorDescriptor) {
+      const TensorDescriptorArg &desc = *arg.descriptor;
+      if (desc.hostPointer)
+        return runtime::Error("kernel '" + kernelName + "': parameter " + std::to_string(i) +
+                              " is given a descriptor of host memory, which only the CPU interpreter can use");
+      auto push = [&](auto v) {
+        PackedArg value;
+        std::memcpy(value.bytes, &v, sizeof(v));
+        packed.push_back(value);
+      };
+      push(desc.address);
+      for (int64_t extent : desc.shape)
+        push(static_cast<int32_t>(extent));
+      for (int64_t stride : desc.strides)
+        push(stride);
+      packed.push_back(PackedArg()); // the tensor map: read only by TMA code
+      continue;
+    }
     PackedArg value;
     auto store = [&](auto v) { std::memcpy(value.bytes, &v, sizeof(v)); };
     if (param.kind == ParamKind::Pointer && arg.hostPointer)
@@ -263,6 +290,10 @@ void compactKey(const std::vector<ParamInfo> &params, const LaunchArg *args, con
       break;
     }
     case ParamKind::Pointer: key.push_back(arg.pointer % 16 == 0); break;
+    case ParamKind::TensorDescriptor:
+      for (int64_t extent : arg.descriptor->blockShape)
+        key.push_back(extent);
+      break;
     case ParamKind::Scalar:
       key.push_back(arg.kind == LaunchArg::Kind::Float ? 0 : arg.integer == 1 ? -1 : powerOfTwoDivisor(arg.integer));
       break;
@@ -292,6 +323,44 @@ runtime::Error validateLaunch(const std::string &name, Grid grid, const LaunchOp
 }
 } // namespace
 
+/// What TMA needs of a tensor, checked for every device so that a kernel runs alike everywhere.
+runtime::Error validateDescriptor(const std::string &name, size_t index, const ParamInfo &param,
+                                  const TensorDescriptorArg &desc) {
+  std::string what = "kernel '" + name + "': parameter " + std::to_string(index) + " (TensorDescriptor<" +
+                     std::string(brick::name(param.dtype)) + ", " + std::to_string(param.rank) + ">) ";
+  size_t rank = size_t(param.rank);
+  if (desc.shape.size() != rank || desc.strides.size() != rank || desc.blockShape.size() != rank)
+    return runtime::Error(what + "needs " + std::to_string(rank) + " extents, strides and block dimensions; got " +
+                          std::to_string(desc.shape.size()) + ", " + std::to_string(desc.strides.size()) + " and " +
+                          std::to_string(desc.blockShape.size()));
+  int64_t bytes = std::max(1u, bitWidth(param.dtype) / 8);
+  if (desc.address % 16 != 0)
+    return runtime::Error(what + "has a base address that is not 16-byte aligned (" + std::to_string(desc.address % 16) +
+                          " bytes past)");
+  for (size_t d = 0; d < rank; ++d) {
+    std::string dim = " of dimension " + std::to_string(d);
+    if (desc.shape[d] < 1 || desc.shape[d] > INT32_MAX)
+      return runtime::Error(what + "has extent " + std::to_string(desc.shape[d]) + dim + "; extents are 1 to 2^31 - 1");
+    int64_t block = desc.blockShape[d];
+    if (block < 1 || block > 256 || (block & (block - 1)))
+      return runtime::Error(what + "has block dimension " + std::to_string(block) + dim +
+                            "; block dimensions are powers of two from 1 to 256 (what one TMA copy moves)");
+    if (d + 1 == rank) {
+      if (desc.strides[d] != 1)
+        return runtime::Error(what + "has innermost stride " + std::to_string(desc.strides[d]) +
+                              "; the innermost dimension must be contiguous (stride 1)");
+      if (block * bytes < 16)
+        return runtime::Error(what + "has innermost block rows of " + std::to_string(block * bytes) +
+                              " bytes; at least 16 are needed");
+    } else if (desc.strides[d] < 1 || (desc.strides[d] * bytes) % 16 != 0) {
+      return runtime::Error(what + "has stride " + std::to_string(desc.strides[d]) + dim + " (" +
+                            std::to_string(desc.strides[d] * bytes) +
+                            " bytes); strides other than the innermost are positive multiples of 16 bytes");
+    }
+  }
+  return runtime::Error();
+}
+
 /// Every number a launch passes must reach the kernel as given: integer parameters take integers their type
 /// holds (Const<bool> and i1 scalars: 0 or 1), floating-point parameters take any number (integers convert to
 /// the nearest value). Checked the same way for both devices, before anything is built.
@@ -303,6 +372,11 @@ runtime::Error validateArguments(const std::string &name, const std::vector<Para
   for (size_t i = 0; i < count; ++i) {
     const ParamInfo &param = params[i];
     const LaunchArg &arg = args[i];
+    if (param.kind == ParamKind::TensorDescriptor) {
+      if (runtime::Error invalid = validateDescriptor(name, i, param, *arg.descriptor))
+        return invalid;
+      continue;
+    }
     if (param.kind == ParamKind::Pointer || isFloat(param.dtype))
       continue;
     std::string what = "kernel '" + name + "': parameter " + std::to_string(i) + " (" +

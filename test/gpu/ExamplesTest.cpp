@@ -153,6 +153,23 @@ TEST_P(Examples, MatmulConfigs) {
                      .config = examples::MatmulConfig{64, 64, 32, 4, warps, stages}}));
 }
 
+// Through tensor descriptors: ragged M, N and K (blocks past the edges read zeros, write nothing), rows padded to
+// 16-byte strides, every input type, both codes on a GPU.
+TEST_P(Examples, MatmulDescriptors) {
+  EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = 100, .n = 82, .k = 50, .padding = 14, .descriptors = true}));
+  EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = 33, .n = 18, .k = 66, .padding = 6, .descriptors = true}));
+  EXPECT_PASSES(examples::runMatmul<f32>(device(), {.m = 40, .n = 36, .k = 20, .padding = 0, .descriptors = true}));
+  EXPECT_PASSES(examples::runMatmul<i8>(device(), {.m = 64, .n = 82, .k = 50, .padding = 14, .descriptors = true}));
+  if (!onGpu(device()))
+    return;
+  for (unsigned target : {0u, 80u}) {
+    EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = 1000, .n = 1000, .k = 1000, .padding = 8, .targetCapability = target, .descriptors = true}));
+    EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = 4000, .n = 4000, .k = 4000, .targetCapability = target, .descriptors = true}));
+    EXPECT_PASSES(examples::runMatmul<f32>(device(), {.m = 1000, .n = 1000, .k = 1000, .padding = 8, .targetCapability = target, .descriptors = true}));
+    EXPECT_PASSES(examples::runMatmul<i8>(device(), {.m = 1000, .n = 1000, .k = 1000, .padding = 8, .targetCapability = target, .descriptors = true}));
+  }
+}
+
 // The tile shapes and warp counts wgmma takes (one or two warpgroups, along M or N; instruction N from 64 to 256),
 // each with operands stored both ways.
 TEST_P(Examples, MatmulWarpGroupConfigs) {

@@ -11,7 +11,7 @@ func.func @f(%p: !brick.ptr<f32>) {
 
 // -----
 
-// expected-error @+1 {{kernel argument #1 is 'tensor<i1>': a kernel takes scalars (integers, floats) and !brick.ptr pointers; pass a block as a pointer and load it}}
+// expected-error @+1 {{kernel argument #1 is 'tensor<i1>': a kernel takes scalars (integers, floats), !brick.ptr pointers and !brick.tensormap tensor maps; pass a block as a pointer and load it}}
 func.func @k(%p: !brick.ptr<f32>, %m: tensor<i1>) attributes {brick.kernel} {
   return
 }

@@ -381,3 +381,58 @@ TEST(Interpreter, RefusesArgumentsTheirParametersCannotHold) {
   EXPECT_EQ(read<int32_t>(out), std::vector<int32_t>(16, -14));
 }
 } // namespace
+
+namespace {
+// A tensor descriptor's blocks: zeros where a block reaches past the tensor, and stores only inside it. A 5 x 20
+// f32 tensor (rows padded to 24) is copied in 4 x 8 blocks, each plus 1, into a 5 x 20 tensor (rows of 20);
+// blocks at the edges reach past both dimensions.
+TEST(Interpreter, TensorDescriptorBlocksReadZerosAndWriteNothingOutsideTheTensor) {
+  auto k = kernel("copy_blocks", [](TensorDescriptor<f32, 2> in, TensorDescriptor<f32, 2> out, Ptr<f32> sums) {
+    Int row = program_id(0) * 4, col = program_id(1) * 8;
+    Tensor block = in.load({row, col});
+    out.store({row, col}, block + 1.0f);
+    // The sum of the block read: what lies outside the tensor must have read as zero.
+    store(sums + program_id(0) * 3 + program_id(1), sum(sum(block, 1), 0));
+  });
+  std::vector<float> input(5 * 24, -1000.0f); // the padding must never be read
+  for (int r = 0; r < 5; ++r)
+    for (int c = 0; c < 20; ++c)
+      input[r * 24 + c] = float(r * 100 + c);
+  DeviceBuffer in = buffer(input), out = buffer(std::vector<float>(5 * 20 + 4, -7.0f)), sums = buffer(std::vector<float>(6));
+  ASSERT_FALSE(k.launch(Grid{2, 3}, onCpu(), TensorDescriptorArg::of(in, {5, 20}, {24, 1}, {4, 8}),
+                        TensorDescriptorArg::of(out, {5, 20}, {20, 1}, {4, 8}), sums));
+  std::vector<float> result = read<float>(out), blockSums = read<float>(sums);
+  for (int r = 0; r < 5; ++r)
+    for (int c = 0; c < 20; ++c)
+      EXPECT_EQ(result[r * 20 + c], float(r * 100 + c) + 1) << r << ", " << c;
+  for (int i = 100; i < 104; ++i)
+    EXPECT_EQ(result[i], -7.0f); // past the tensor: untouched
+  for (int br = 0; br < 2; ++br)
+    for (int bc = 0; bc < 3; ++bc) {
+      float expected = 0;
+      for (int r = br * 4; r < std::min(5, br * 4 + 4); ++r)
+        for (int c = bc * 8; c < std::min(20, bc * 8 + 8); ++c)
+          expected += float(r * 100 + c);
+      EXPECT_EQ(blockSums[br * 3 + bc], expected) << br << ", " << bc;
+    }
+}
+
+// What TMA needs is checked on every device, before anything is built.
+TEST(Interpreter, TensorDescriptorsTMACannotTakeAreRefused) {
+  auto k = kernel("one_block", [](TensorDescriptor<f32, 2> in) { in.store({0, 0}, in.load({0, 0})); });
+  DeviceBuffer in = buffer(std::vector<float>(64 * 64));
+  auto launch = [&](TensorDescriptorArg desc) { return failure(k.launch(Grid{1}, onCpu(), desc)); };
+  EXPECT_THAT(launch(TensorDescriptorArg::of(in, {64, 64}, {64, 2}, {8, 8})),
+              HasSubstr("has innermost stride 2; the innermost dimension must be contiguous (stride 1)"));
+  EXPECT_THAT(launch(TensorDescriptorArg::of(in, {64, 62}, {62, 1}, {8, 8})),
+              HasSubstr("has stride 62 of dimension 0 (248 bytes); strides other than the innermost are positive multiples of 16 bytes"));
+  EXPECT_THAT(launch(TensorDescriptorArg::of(in, {64, 64}, {64, 1}, {512, 8})),
+              HasSubstr("has block dimension 512 of dimension 0; block dimensions are powers of two from 1 to 256"));
+  EXPECT_THAT(launch(TensorDescriptorArg::of(in, {64, 64}, {64, 1}, {8, 2})),
+              HasSubstr("has innermost block rows of 8 bytes; at least 16 are needed"));
+  EXPECT_THAT(launch(TensorDescriptorArg::of(in, {64}, {1}, {8})), HasSubstr("needs 2 extents, strides and block dimensions"));
+  std::vector<float> host(64 * 64 + 1);
+  EXPECT_THAT(launch(TensorDescriptorArg::of(host.data() + 1, {64, 64}, {64, 1}, {8, 8})),
+              HasSubstr("has a base address that is not 16-byte aligned"));
+}
+} // namespace

@@ -152,9 +152,9 @@ TEST(JIT, DumpDirectoryHoldsEveryStage) {
   for (auto &entry : fs::recursive_directory_iterator(dump))
     files.push_back(entry.path().filename().string());
   EXPECT_THAT(files, ::testing::Contains("00_input.mlir"));
-  EXPECT_THAT(files, ::testing::Contains("04_convert-brick-to-brickgpu.mlir"));
-  EXPECT_THAT(files, ::testing::Contains("08_brickgpu-pipeline.mlir"));
-  EXPECT_THAT(files, ::testing::Contains("20_ptx.ptx"));
+  EXPECT_THAT(files, ::testing::Contains("05_convert-brick-to-brickgpu.mlir"));
+  EXPECT_THAT(files, ::testing::Contains("09_brickgpu-pipeline.mlir"));
+  EXPECT_THAT(files, ::testing::Contains("21_ptx.ptx"));
   fs::remove_all(dump);
 }
 

@@ -6,8 +6,9 @@
 //   });
 //   BuildResult ir = add.build({dyn, dyn, dyn, dyn, 1024});   // Const parameters take their value here
 //
-// Parameters are Ptr<T> (a pointer to global memory), Scalar<T> (Int, Long, Float, Bool) or Const<T> (a
-// value fixed per specialization: int, int64_t, bool, float or double). Building runs the C++ body once and
+// Parameters are Ptr<T> (a pointer to global memory), Scalar<T> (Int, Long, Float, Bool), Const<T> (a
+// value fixed per specialization: int, int64_t, bool, float or double) or TensorDescriptor<T, Rank> (a strided
+// tensor read and written in blocks). Building runs the C++ body once and
 // records every op with its source location; a misuse becomes a Diagnostic at the user's line.
 //
 //===----------------------------------------------------------------------===//
@@ -66,6 +67,12 @@ public:
     arg.divisibility_ = divisibility;
     return arg;
   }
+  /// A TensorDescriptor argument whose blocks have `blockShape`.
+  static Arg descriptor(std::vector<int64_t> blockShape) {
+    Arg arg;
+    arg.blockShape_ = std::move(blockShape);
+    return arg;
+  }
   /// A runtime integer argument equal to 1 (strides often are); the kernel is built with the constant.
   static Arg equalToOne() {
     Arg arg;
@@ -85,11 +92,13 @@ public:
   const std::variant<std::monostate, bool, int64_t, double> &constant() const { return constant_; }
   int64_t divisibility() const { return divisibility_; }
   bool equalsOne() const { return equalsOne_; }
+  const std::vector<int64_t> &blockShape() const { return blockShape_; }
 
 private:
   std::variant<std::monostate, bool, int64_t, double> constant_;
   int64_t divisibility_ = 1;
   bool equalsOne_ = false;
+  std::vector<int64_t> blockShape_;
 };
 /// A runtime argument about which nothing is known: `build({dyn, dyn, 1024})`.
 inline const Arg dyn{};
@@ -121,15 +130,19 @@ public:
 
 namespace detail {
 
-enum class ParamKind { Pointer, Scalar, Constant };
+enum class ParamKind { Pointer, Scalar, Constant, TensorDescriptor };
 struct ParamInfo {
   ParamKind kind;
-  DType dtype; // element, pointee or (for Const) value type
+  DType dtype;  // element, pointee or (for Const) value type
+  int rank = 0; // a TensorDescriptor's dimensions
 };
 
 template <class P> struct Param;
 template <ElementTag T> struct Param<Ptr<T>> { static constexpr ParamInfo info{ParamKind::Pointer, T::dtype}; };
 template <ElementTag T> struct Param<Scalar<T>> { static constexpr ParamInfo info{ParamKind::Scalar, T::dtype}; };
+template <ElementTag T, int Rank> struct Param<TensorDescriptor<T, Rank>> {
+  static constexpr ParamInfo info{ParamKind::TensorDescriptor, T::dtype, Rank};
+};
 template <class T> struct Param<Const<T>> {
   static constexpr ParamInfo info{
       ParamKind::Constant,
@@ -174,6 +187,8 @@ struct BuildSession {
 private:
   std::unique_ptr<KernelBuilder> builder_;
   Specialization spec_;
+  std::vector<ParamInfo> params_;
+  std::vector<Tensor> descriptors_; // per parameter: its descriptor value (TensorDescriptor parameters)
 };
 
 template <class Params, size_t... I>

@@ -83,6 +83,32 @@ Scalar<T>::Scalar(const Tensor &value, Loc loc) : Tensor(detail::checkScalar(val
 template <ElementTag T>
 Ptr<T>::Ptr(const Tensor &value, Loc loc) : Tensor(detail::checkPointer(value, T::dtype, loc)) {}
 
+class Operand;
+namespace detail {
+Tensor descriptorLoad(const Tensor &desc, const std::vector<Operand> &indices, Loc loc);
+void descriptorStore(const Tensor &desc, const std::vector<Operand> &indices, const Operand &value, Loc loc);
+} // namespace detail
+
+/// A kernel parameter: a Rank-dimensional tensor of T in global memory (base, shape, strides), read and
+/// written a block at a time. The block shape comes with the launch's argument (a TensorDescriptorArg) and is
+/// part of the specialization. Reading a block that reaches past the tensor's edges gives zeros there; writing
+/// one writes only the elements inside. On sm_90a the compiler moves the blocks with TMA where it can.
+template <ElementTag T, int Rank> class TensorDescriptor : public Tensor {
+  static_assert(Rank >= 1 && Rank <= 5, "a TensorDescriptor has 1 to 5 dimensions");
+
+public:
+  TensorDescriptor() = default;
+  explicit TensorDescriptor(const Tensor &desc) : Tensor(desc) {}
+  /// The block whose first element is at `indices` (one integer per dimension, in elements).
+  Tensor load(const std::vector<Operand> &indices, Loc loc = Loc::current()) const {
+    return detail::descriptorLoad(*this, indices, loc);
+  }
+  /// Writes `value` (the block's shape, or a scalar) with its first element at `indices`.
+  void store(const std::vector<Operand> &indices, const Operand &value, Loc loc = Loc::current()) const {
+    detail::descriptorStore(*this, indices, value, loc);
+  }
+};
+
 /// One side of an operator: a handle or a C++ literal, with the source line it was written on.
 class Operand {
 public:

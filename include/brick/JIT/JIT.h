@@ -52,16 +52,38 @@ struct DevicePointer {
   runtime::CUdeviceptr address;
 };
 
+/// The argument of a TensorDescriptor<T, Rank> parameter: a tensor in device memory (or, on the interpreter,
+/// host memory) and the shape of the blocks the kernel moves. Shape and strides are in elements, outermost
+/// dimension first. A launch checks what TMA needs, on every device alike: a 16-byte aligned base, an innermost
+/// stride of 1 and the others whole multiples of 16 bytes, block dimensions that are powers of two of at most
+/// 256 elements with an innermost row of at least 16 bytes.
+struct TensorDescriptorArg {
+  uint64_t address = 0;
+  bool hostPointer = false;
+  std::vector<int64_t> shape, strides, blockShape;
+
+  static TensorDescriptorArg of(const runtime::DeviceBuffer &buffer, std::vector<int64_t> shape,
+                                std::vector<int64_t> strides, std::vector<int64_t> blockShape) {
+    return {buffer.address(), false, std::move(shape), std::move(strides), std::move(blockShape)};
+  }
+  template <class T>
+  static TensorDescriptorArg of(T *host, std::vector<int64_t> shape, std::vector<int64_t> strides,
+                                std::vector<int64_t> blockShape) {
+    return {reinterpret_cast<uintptr_t>(host), true, std::move(shape), std::move(strides), std::move(blockShape)};
+  }
+};
+
 namespace detail {
 
 /// One launch argument, with what the specialization needs to know of it.
 struct LaunchArg {
-  enum class Kind { Pointer, Integer, Float } kind;
+  enum class Kind { Pointer, Integer, Float, Descriptor } kind;
   uint64_t pointer = 0;
   int64_t integer = 0;
   double real = 0;
   bool hostPointer = false; // a T* (for the interpreter), not a device address
   bool beyondInt64 = false; // an unsigned integer above INT64_MAX (`integer` holds it wrapped)
+  const TensorDescriptorArg *descriptor = nullptr; // Kind::Descriptor (lives for the launch call)
 };
 
 /// What the non-template JIT needs of a kernel.
@@ -91,7 +113,14 @@ runtime::Error launch(const std::string &name, const std::vector<ParamInfo> &par
 
 template <class P, class A> LaunchArg toLaunchArg(A &&arg) {
   using Arg = std::decay_t<A>;
-  if constexpr (Param<P>::info.kind == ParamKind::Pointer) {
+  if constexpr (Param<P>::info.kind == ParamKind::TensorDescriptor) {
+    static_assert(std::is_same_v<Arg, TensorDescriptorArg>,
+                  "a TensorDescriptor<T, Rank> parameter takes a brick::TensorDescriptorArg");
+    LaunchArg converted{LaunchArg::Kind::Descriptor, arg.address};
+    converted.hostPointer = arg.hostPointer;
+    converted.descriptor = &arg;
+    return converted;
+  } else if constexpr (Param<P>::info.kind == ParamKind::Pointer) {
     static_assert(std::is_same_v<Arg, runtime::DeviceBuffer> || std::is_same_v<Arg, DevicePointer> ||
                       std::is_pointer_v<Arg>,
                   "a Ptr<T> parameter takes a runtime::DeviceBuffer, a brick::DevicePointer or (on the interpreter) "

@@ -20,8 +20,9 @@ namespace brick::runtime {
 
 /// One runtime parameter of a compiled kernel (Const parameters are compiled in and take no argument).
 struct BundleParam {
-  enum class Kind : uint8_t { Pointer, Scalar } kind = Kind::Scalar;
-  /// The element type's name: "f32", "i32", ... (for pointers, what they point to).
+  /// A tensor map is 128 bytes (a CUtensorMap, 64-byte aligned) passed by value.
+  enum class Kind : uint8_t { Pointer, Scalar, TensorMap } kind = Kind::Scalar;
+  /// The element type's name: "f32", "i32", ... (for pointers, what they point to; "tensormap" for tensor maps).
   std::string dtype;
   bool operator==(const BundleParam &) const = default;
 };

@@ -13,6 +13,18 @@ def BrickCombine : Pass<"brick-combine", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::brick::BrickDialect", "::mlir::arith::ArithDialect"];
 }
 
+def BrickLowerTensorDescriptors : Pass<"brick-lower-tensor-descriptors", "::mlir::ModuleOp"> {
+  let summary = "Tensor descriptor loads and stores as masked loads and stores through pointers";
+  let description = [{
+    `brick.descriptor_load %d[%i, %j]` of a `!brick.tensordesc<BxCxT>` made by `brick.make_tensor_descriptor
+    %base, [%rows, %cols], [%rowStride, %colStride], %map` becomes a `brick.load` of `base + (i + r) * rowStride
+    + (j + c) * colStride` (offsets in i64) masked to `0 <= i + r < rows, 0 <= j + c < cols`, zeros elsewhere;
+    `brick.descriptor_store` a `brick.store` under the same mask. The semantics every target and the interpreter
+    share; on sm_90a, loads TMA takes are left for it.
+  }];
+  let dependentDialects = ["::mlir::brick::BrickDialect", "::mlir::arith::ArithDialect"];
+}
+
 def BrickGPUCoalesce : Pass<"brickgpu-coalesce", "::mlir::ModuleOp"> {
   let summary = "Give each global load and store a layout that makes 16-byte, coalesced accesses";
   let description = [{

@@ -42,6 +42,13 @@ struct ConvertBrickGPUToLLVMPass : impl::ConvertBrickGPUToLLVMBase<ConvertBrickG
     converter.addConversion([context](PointerType type) -> Type {
       return LLVM::LLVMPointerType::get(context, type.getAddressSpace());
     });
+    // A tensor map is 128 bytes passed by value (a __grid_constant__ parameter): its address is what TMA reads.
+    converter.addConversion([context](TensorMapType) -> Type { return LLVM::LLVMPointerType::get(context); });
+    module.walk([&](func::FuncOp function) {
+      for (unsigned i = 0; i < function.getNumArguments(); ++i)
+        if (isa<TensorMapType>(function.getArgumentTypes()[i]))
+          function.setArgAttr(i, "brick.tensormap", UnitAttr::get(context));
+    });
     converter.addConversion([&converter](RankedTensorType type) -> std::optional<Type> {
       if (!brickgpu::getLayout(type))
         return std::nullopt;
@@ -104,6 +111,14 @@ struct ConvertBrickGPUToLLVMPass : impl::ConvertBrickGPUToLLVMBase<ConvertBrickG
       function->setAttr("nvvm.kernel", UnitAttr::get(context));
       function->setAttr("nvvm.maxntid", DenseI32ArrayAttr::get(context, {static_cast<int32_t>(threads), 1, 1}));
       for (unsigned i = 0; i < function.getNumArguments(); ++i) {
+        if (function.getArgAttr(i, "brick.tensormap")) {
+          function.removeArgAttr(i, "brick.tensormap");
+          function.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                              TypeAttr::get(LLVM::LLVMArrayType::get(builder.getI8Type(), 128)));
+          function.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(), builder.getI64IntegerAttr(64));
+          function.setArgAttr(i, "nvvm.grid_constant", UnitAttr::get(context));
+          continue;
+        }
         auto divisibility = function.getArgAttrOfType<IntegerAttr>(i, BrickDialect::getDivisibilityAttrName());
         if (!divisibility)
           continue;

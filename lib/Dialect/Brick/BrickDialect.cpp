@@ -55,10 +55,10 @@ LogicalResult BrickDialect::verifyOperationAttribute(Operation *op, NamedAttribu
   if (!function)
     return op->emitError() << "'" << getKernelAttrName() << "' marks functions (func.func), not '" << op->getName() << "'";
   for (auto [index, type] : llvm::enumerate(function.getArgumentTypes()))
-    if (!type.isIntOrFloat() && !isa<PointerType>(type))
+    if (!type.isIntOrFloat() && !isa<PointerType, TensorMapType>(type))
       return op->emitError() << "kernel argument #" << index << " is " << type
-                             << ": a kernel takes scalars (integers, floats) and !brick.ptr pointers; pass a block as a "
-                                "pointer and load it";
+                             << ": a kernel takes scalars (integers, floats), !brick.ptr pointers and !brick.tensormap "
+                                "tensor maps; pass a block as a pointer and load it";
   if (!function.getResultTypes().empty())
     return op->emitError() << "a kernel returns nothing (it has " << function.getResultTypes().size()
                            << " results): store what it computes through a pointer argument";
@@ -70,6 +70,32 @@ LogicalResult BrickDialect::verifyOperationAttribute(Operation *op, NamedAttribu
           return use.getUser()->emitError() << "'" << function.getName()
                                             << "' is a kernel (brick.kernel): kernels are launched, not called; "
                                                "call a function without brick.kernel that holds the shared code";
+  return success();
+}
+
+Type TensorDescType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type element;
+  if (parser.parseLess() || parser.parseDimensionList(shape, /*allowDynamic=*/false, /*withTrailingX=*/true) ||
+      parser.parseType(element) || parser.parseGreater())
+    return {};
+  return TensorDescType::getChecked([&] { return parser.emitError(parser.getNameLoc()); }, parser.getContext(), shape,
+                                    element);
+}
+
+void TensorDescType::print(AsmPrinter &printer) const {
+  printer << "<";
+  for (int64_t d : getBlockShape())
+    printer << d << "x";
+  printer << getElementType() << ">";
+}
+
+LogicalResult TensorDescType::verify(function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> blockShape,
+                                     Type elementType) {
+  if (!isBlockShape(blockShape) || blockShape.size() > 5)
+    return emitError() << "a tensor descriptor's block has a static power-of-two shape of rank 1 to 5";
+  if (!isa<IntegerType, FloatType>(elementType) || elementType.isInteger(1))
+    return emitError() << "a tensor descriptor holds integers (8 bits or more) or floats, not " << elementType;
   return success();
 }
 

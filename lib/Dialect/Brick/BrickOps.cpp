@@ -255,3 +255,49 @@ LogicalResult ReduceOp::verifyRegions() {
                                << getElementTypeOrSelf(getSrcs()[i].getType());
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Tensor descriptors
+//===----------------------------------------------------------------------===//
+
+namespace {
+LogicalResult verifyIndices(Operation *op, TensorDescType desc, size_t indices) {
+  if (indices != desc.getBlockShape().size())
+    return op->emitOpError() << "takes one index per dimension of " << desc << ", got " << indices;
+  return success();
+}
+} // namespace
+
+LogicalResult MakeTensorDescriptorOp::verify() {
+  auto desc = getType();
+  size_t rank = desc.getBlockShape().size();
+  if (getShape().size() != rank)
+    return emitOpError() << "takes one shape entry and one stride per dimension of " << desc << ", got "
+                         << getShape().size();
+  if (getBase().getType().getPointeeType() != desc.getElementType())
+    return emitOpError() << "a descriptor of " << desc.getElementType() << " needs a pointer to it, got "
+                         << getBase().getType();
+  return success();
+}
+
+namespace {
+/// Whether `type` is the descriptor's block, in any layout.
+bool isBlockOf(Type type, TensorDescType desc) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getShape() == desc.getBlockShape() && tensor.getElementType() == desc.getElementType();
+}
+} // namespace
+
+LogicalResult DescriptorLoadOp::verify() {
+  if (!isBlockOf(getType(), getDesc().getType()))
+    return emitOpError() << "reads a " << getDesc().getType().getBlockType() << " from " << getDesc().getType()
+                         << ", not a " << getType();
+  return verifyIndices(*this, getDesc().getType(), getIndices().size());
+}
+
+LogicalResult DescriptorStoreOp::verify() {
+  if (!isBlockOf(getValue().getType(), getDesc().getType()))
+    return emitOpError() << "writes a " << getDesc().getType().getBlockType() << " into " << getDesc().getType()
+                         << ", not a " << getValue().getType();
+  return verifyIndices(*this, getDesc().getType(), getIndices().size());
+}

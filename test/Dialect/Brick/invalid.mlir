@@ -366,3 +366,42 @@ func.func @print_args(%x: tensor<3xf32>) {
   brick.print "x" %x : tensor<3xf32>
   return
 }
+
+// -----
+
+func.func @f(%p: !brick.ptr<f16>, %m: i32, %s: i64, %map: !brick.tensormap) {
+  // expected-error @+1 {{takes one shape entry and one stride per dimension of '!brick.tensordesc<64x32xf16>', got 1}}
+  %d = brick.make_tensor_descriptor %p, [%m], [%s], %map : !brick.ptr<f16> -> !brick.tensordesc<64x32xf16>
+  return
+}
+
+// -----
+
+func.func @f(%p: !brick.ptr<f32>, %m: i32, %s: i64, %map: !brick.tensormap) {
+  // expected-error @+1 {{a descriptor of 'f16' needs a pointer to it, got '!brick.ptr<f32>'}}
+  %d = brick.make_tensor_descriptor %p, [%m, %m], [%s, %s], %map : !brick.ptr<f32> -> !brick.tensordesc<64x32xf16>
+  return
+}
+
+// -----
+
+func.func @f(%d: !brick.tensordesc<64x32xf16>, %i: i32) {
+  // expected-error @+1 {{reads a 'tensor<64x32xf16>' from '!brick.tensordesc<64x32xf16>', not a 'tensor<32x64xf16>'}}
+  %x = brick.descriptor_load %d[%i, %i] : !brick.tensordesc<64x32xf16> -> tensor<32x64xf16>
+  return
+}
+
+// -----
+
+func.func @f(%d: !brick.tensordesc<64x32xf16>, %i: i32, %x: tensor<64x32xf16>) {
+  // expected-error @+1 {{takes one index per dimension of '!brick.tensordesc<64x32xf16>', got 1}}
+  brick.descriptor_store %d[%i], %x : !brick.tensordesc<64x32xf16>, tensor<64x32xf16>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a tensor descriptor's block has a static power-of-two shape of rank 1 to 5}}
+func.func @f(%d: !brick.tensordesc<64x48xf16>) {
+  return
+}

@@ -1,0 +1,109 @@
+//===- LowerTensorDescriptors.cpp - brick-lower-tensor-descriptors: blocks through pointers ----===//
+//
+// A descriptor's block at (i0, i1, ...) is, element by element,
+//
+//   base + sum_d (i_d + r_d) * stride_d      for 0 <= r_d < block_d,
+//
+// inside the tensor where 0 <= i_d + r_d < shape_d for every d. So a descriptor_load becomes a masked load with
+// zeros elsewhere, and a descriptor_store a masked store: what TMA does, in ordinary loads and stores that every
+// target (and the interpreter) runs. Offsets are computed in 64 bits (strides are i64); coordinates in 32.
+//
+//===----------------------------------------------------------------------===//
+
+#include "brick/Dialect/Brick/BrickDialect.h"
+#include "brick/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::brick {
+#define GEN_PASS_DEF_BRICKLOWERTENSORDESCRIPTORS
+#include "brick/Transforms/Passes.h.inc"
+
+namespace {
+
+/// The pointers of a descriptor's block at `indices`, and the mask of those inside the tensor.
+std::pair<Value, Value> blockAddresses(OpBuilder &b, Location loc, MakeTensorDescriptorOp desc, ValueRange indices) {
+  TensorDescType type = desc.getType();
+  ArrayRef<int64_t> block = type.getBlockShape();
+  unsigned rank = block.size();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto blockOf = [&](Type element) { return RankedTensorType::get(block, element); };
+  Value offsets, mask;
+  for (unsigned d = 0; d < rank; ++d) {
+    // i_d + r_d along dimension d, broadcast over the block.
+    Value range = MakeRangeOp::create(b, loc, RankedTensorType::get({block[d]}, i32), 0, int32_t(block[d]));
+    for (unsigned other = 0; other < rank; ++other) {
+      if (other == d)
+        continue;
+      auto shape = llvm::to_vector(cast<RankedTensorType>(range.getType()).getShape());
+      unsigned axis = other < d ? other : shape.size();
+      shape.insert(shape.begin() + axis, 1);
+      range = ExpandDimsOp::create(b, loc, RankedTensorType::get(shape, i32), range, axis);
+    }
+    if (rank > 1)
+      range = BroadcastOp::create(b, loc, blockOf(i32), range);
+    // (One op per statement: the IR's order should not depend on the order C++ evaluates arguments in.)
+    Value start = SplatOp::create(b, loc, blockOf(i32), indices[d]);
+    Value coordinate = arith::AddIOp::create(b, loc, range, start);
+    Value zero = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(blockOf(i32), b.getI32IntegerAttr(0)));
+    Value notBelow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, coordinate, zero);
+    Value extent = SplatOp::create(b, loc, blockOf(i32), desc.getShape()[d]);
+    Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, coordinate, extent);
+    Value inside = arith::AndIOp::create(b, loc, notBelow, below);
+    mask = mask ? arith::AndIOp::create(b, loc, mask, inside).getResult() : inside;
+    Value wide = arith::ExtSIOp::create(b, loc, blockOf(i64), coordinate);
+    Value stride = SplatOp::create(b, loc, blockOf(i64), desc.getStrides()[d]);
+    Value offset = arith::MulIOp::create(b, loc, wide, stride);
+    offsets = offsets ? arith::AddIOp::create(b, loc, offsets, offset).getResult() : offset;
+  }
+  auto pointers = blockOf(desc.getBase().getType());
+  Value base = SplatOp::create(b, loc, pointers, desc.getBase());
+  Value address = AddPtrOp::create(b, loc, pointers, base, offsets);
+  return {address, mask};
+}
+
+struct LowerTensorDescriptorsPass : impl::BrickLowerTensorDescriptorsBase<LowerTensorDescriptorsPass> {
+  void runOnOperation() override {
+    bool failed = false;
+    auto descriptorOf = [&](Operation *op, Value desc) -> MakeTensorDescriptorOp {
+      auto make = desc.getDefiningOp<MakeTensorDescriptorOp>();
+      if (!make) {
+        op->emitError() << "this tensor descriptor does not come from a brick.make_tensor_descriptor in the kernel";
+        failed = true;
+      }
+      return make;
+    };
+    getOperation().walk([&](Operation *op) {
+      OpBuilder b(op);
+      Location loc = op->getLoc();
+      if (auto load = dyn_cast<DescriptorLoadOp>(op)) {
+        MakeTensorDescriptorOp desc = descriptorOf(op, load.getDesc());
+        if (!desc)
+          return;
+        auto [pointers, mask] = blockAddresses(b, loc, desc, load.getIndices());
+        auto type = cast<RankedTensorType>(load.getType());
+        Value zero = arith::ConstantOp::create(b, loc, type, cast<TypedAttr>(b.getZeroAttr(type)));
+        load.replaceAllUsesWith(LoadOp::create(b, loc, pointers, mask, zero).getResult());
+        load.erase();
+      } else if (auto store = dyn_cast<DescriptorStoreOp>(op)) {
+        MakeTensorDescriptorOp desc = descriptorOf(op, store.getDesc());
+        if (!desc)
+          return;
+        auto [pointers, mask] = blockAddresses(b, loc, desc, store.getIndices());
+        StoreOp::create(b, loc, pointers, store.getValue(), mask);
+        store.erase();
+      }
+    });
+    if (failed)
+      return signalPassFailure();
+    // The descriptors themselves are now unused.
+    getOperation().walk([](MakeTensorDescriptorOp desc) {
+      if (desc->use_empty())
+        desc.erase();
+    });
+  }
+};
+} // namespace
+} // namespace mlir::brick
