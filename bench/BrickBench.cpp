@@ -139,6 +139,7 @@ template <ElementTag T> struct MatmulShape {
   int m, n, k;
   Precision precision;
   unsigned targetCapability;
+  bool descriptors = false; // examples::matmulDescriptors instead of the pointer kernel
   std::vector<float> a, b;
   DeviceBuffer da, db, dc;
 
@@ -180,9 +181,20 @@ template <ElementTag T> struct MatmulShape {
     return precision == Precision::IEEE ? ieee : precision == Precision::TF32 ? tf32 : tf32x3;
   }
 
+  static auto &descriptorKernel() {
+    static auto kernel = examples::matmulDescriptors<T>();
+    return kernel;
+  }
+
   runtime::Error launch(const examples::MatmulConfig &config) {
     LaunchOptions options{.numWarps = config.warps, .numStages = config.stages};
     options.targetCapability = targetCapability;
+    if (descriptors)
+      return descriptorKernel().launch(Grid{config.programs(m, n)}, options,
+                                       TensorDescriptorArg::of(da, {m, k}, {k, 1}, {config.blockM, config.blockK}),
+                                       TensorDescriptorArg::of(db, {k, n}, {n, 1}, {config.blockK, config.blockN}),
+                                       TensorDescriptorArg::of(dc, {m, n}, {n, 1}, {config.blockM, config.blockN}), m, n,
+                                       k, config.blockM, config.blockN, config.blockK, config.groupM);
     return kernel(precision).launch(Grid{config.programs(m, n)}, options, da, db, dc, m, n, k, k, 1, n, 1, n, 1,
                                     config.blockM, config.blockN, config.blockK, config.groupM);
   }
@@ -272,6 +284,13 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
       MatmulShape<brick::bf16> problem(m, n, k, Precision::TF32, target);
       report("matmul_bf16_" + shape, problem.measure(configFor(m, n, k, 2)));
     }
+  }
+  // The same product through tensor descriptors (examples::matmulDescriptors).
+  for (auto [m, n, k] : {std::tuple{4096, 4096, 4096}, {8192, 8192, 8192}}) {
+    MatmulShape<brick::f16> problem(m, n, k, Precision::TF32, target);
+    problem.descriptors = true;
+    report("matmul_descriptors_fp16_" + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k),
+           problem.measure(configFor(m, n, k, 2)));
   }
   MatmulShape<brick::f32> tf32(4096, 4096, 4096, Precision::TF32, target);
   report("matmul_tf32_4096x4096x4096", tf32.measure(configFor(4096, 4096, 4096, 4)));

@@ -115,13 +115,14 @@ def print_matmul(brick, anchors, title="matmul (TFLOP/s)"):
     print(f"{title:28s} {'Brick':>8s} {'cuBLAS':>8s} {'Triton':>8s}  {'/cuBLAS':>7s} {'/Triton':>8s} {'rel.err':>8s}  weights GB/s (Brick, cuBLAS)")
     keys = [f"matmul_{n}_{M}x{N}x{K}" for n in ("fp16", "bf16") for (M, N, K) in MATMUL_SHAPES]
     keys.append("matmul_tf32_4096x4096x4096")
+    keys += ["matmul_descriptors_fp16_4096x4096x4096", "matmul_descriptors_fp16_8192x8192x8192"]
     for key in keys:
         b = brick[key + "_TFLOPs"]
-        cub = anchors[key + "_cublas"]
-        tri = anchors.get(key + "_triton")
+        cub = anchors[key.replace("descriptors_", "") + "_cublas"]
+        tri = anchors.get(key.replace("descriptors_", "") + "_triton")
         tri_text = f"{tri:8.1f}" if tri else f"{'-':>8s}"
         ratio = f"{b / tri:8.2f}" if tri else f"{'-':>8s}"
-        rows = int(key.split("_")[2].split("x")[0])
+        rows = int(key.split("_")[-1].split("x")[0])
         weights = f"  {b * 1000 / rows:6.0f} {cub * 1000 / rows:6.0f}" if rows <= 16 else ""
         print(f"{key[7:]:28s} {b:8.1f} {cub:8.1f} {tri_text}  {b / cub:7.2f} {ratio} {brick[key + '_relerr']:8.1e}{weights}")
     triton_cold = max(v for k, v in anchors.items() if k.endswith("_triton_first_call_s"))

@@ -158,10 +158,15 @@ template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &dev
     ref.push_back(sum);
     got.push_back(double(Memory<Out>::to(c[size_t(i) * cStride + j])));
   }
-  // Nothing outside C may be written: the padding of each row is still poison.
+  // Nothing outside C may be written: the padding of each row is still poison (every byte 0xFF; compared as
+  // bytes, since as a float the pattern is a NaN and Stored(~0) would be -1.0).
+  auto isPoison = [](const auto &value) {
+    const unsigned char *bytes = reinterpret_cast<const unsigned char *>(&value);
+    return std::all_of(bytes, bytes + sizeof(value), [](unsigned char b) { return b == 0xFF; });
+  };
   for (int i = 0; i < m && pad; ++i)
     for (int j = n; j < n + pad; ++j)
-      if (c[size_t(i) * cStride + j] != typename Memory<Out>::Stored(~0))
+      if (!isPoison(c[size_t(i) * cStride + j]))
         check.failure = "the kernel wrote outside C, at row " + std::to_string(i) + " column " + std::to_string(j);
   check.error = relativeError(got, ref);
   return check;

@@ -113,10 +113,12 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
     dump(options, numbered(counter, "input.mlir"), input);
     pm.addInstrumentation(std::make_unique<DumpAfterEachPass>(options, counter));
   }
+  // Descriptor blocks become masked loads and stores first, so that canonicalization cleans their index
+  // arithmetic (a splat of 1 times x is x) before the axis analysis reads it.
+  pm.addPass(mlir::brick::createBrickLowerTensorDescriptors());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
   pm.addPass(mlir::brick::createBrickCombine());
-  pm.addPass(mlir::brick::createBrickLowerTensorDescriptors());
   if (stage >= Stage::BrickGPU) {
     mlir::brick::ConvertBrickToBrickGPUOptions layouts;
     layouts.numWarps = options.numWarps;

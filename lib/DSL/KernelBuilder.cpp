@@ -401,6 +401,10 @@ BuildSession::BuildSession(MLIRContext *context, const std::string &name, const 
       // What a launch checks of every descriptor: a 16-byte aligned base, strides of whole 16-byte units but the
       // innermost, which is 1.
       divisible(argument, 16);
+      const std::vector<int64_t> &extents = spec_[index].extentDivisibility();
+      for (int d = 0; d < param.rank && d < int(extents.size()); ++d)
+        if (extents[d] > 1)
+          divisible(argument + 1 + d, extents[d]);
       int64_t elementBytes = std::max(1u, bitWidth(param.dtype) / 8);
       for (int d = 0; d + 1 < param.rank; ++d)
         divisible(argument + 1 + param.rank + d, std::max<int64_t>(1, 16 / elementBytes));

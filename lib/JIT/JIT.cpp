@@ -62,7 +62,10 @@ std::string describeArg(const Arg &arg) {
     std::string blocks = "[";
     for (size_t d = 0; d < arg.blockShape().size(); ++d)
       blocks += (d ? "x" : "") + std::to_string(arg.blockShape()[d]);
-    return blocks + "]";
+    blocks += "]";
+    for (int64_t divisor : arg.extentDivisibility())
+      blocks += divisor > 1 ? "%" + std::to_string(divisor) : "_";
+    return blocks;
   }
   return arg.divisibility() > 1 ? "%" + std::to_string(arg.divisibility()) : "_";
 }
@@ -83,9 +86,13 @@ Specialization specializationFor(const std::vector<ParamInfo> &params, const std
     case ParamKind::Pointer:
       spec.push_back(arg.pointer % 16 == 0 ? Arg::divisibleBy(16) : Arg());
       break;
-    case ParamKind::TensorDescriptor:
-      spec.push_back(Arg::descriptor(arg.descriptor ? arg.descriptor->blockShape : std::vector<int64_t>{}));
+    case ParamKind::TensorDescriptor: {
+      std::vector<int64_t> extents;
+      for (int64_t extent : arg.descriptor->shape)
+        extents.push_back(powerOfTwoDivisor(extent));
+      spec.push_back(Arg::descriptor(arg.descriptor->blockShape, std::move(extents)));
       break;
+    }
     case ParamKind::Scalar:
       if (isFloat(param.dtype) || param.dtype == DType::I1 || arg.kind == LaunchArg::Kind::Float)
         spec.push_back(Arg());
@@ -293,6 +300,8 @@ void compactKey(const std::vector<ParamInfo> &params, const LaunchArg *args, con
     case ParamKind::TensorDescriptor:
       for (int64_t extent : arg.descriptor->blockShape)
         key.push_back(extent);
+      for (int64_t extent : arg.descriptor->shape)
+        key.push_back(powerOfTwoDivisor(extent));
       break;
     case ParamKind::Scalar:
       key.push_back(arg.kind == LaunchArg::Kind::Float ? 0 : arg.integer == 1 ? -1 : powerOfTwoDivisor(arg.integer));

@@ -114,6 +114,7 @@ TEST_P(Examples, MatmulF32) {
   for (Precision precision : {Precision::TF32, Precision::TF32x3, Precision::IEEE}) {
     EXPECT_PASSES(examples::runMatmul<f32>(device(), {.m = 17, .n = 33, .k = 65, .precision = precision}));
     EXPECT_PASSES(examples::runMatmul<f32>(device(), {.m = 64, .n = 80, .k = 96, .transposeA = true, .precision = precision}));
+    EXPECT_PASSES(examples::runMatmul<f32>(device(), {.m = 40, .n = 36, .k = 20, .padding = 8, .precision = precision}));
     // Both operands contiguous along K (where sm_90a could take tf32 on wgmma, which would truncate it).
     EXPECT_PASSES(examples::runMatmul<f32>(device(), {.m = 128, .n = 80, .k = 96, .transposeB = true, .precision = precision}));
     if (onGpu(device())) {

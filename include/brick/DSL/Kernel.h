@@ -67,10 +67,13 @@ public:
     arg.divisibility_ = divisibility;
     return arg;
   }
-  /// A TensorDescriptor argument whose blocks have `blockShape`.
-  static Arg descriptor(std::vector<int64_t> blockShape) {
+  /// A TensorDescriptor argument whose blocks have `blockShape`; its extents are multiples of
+  /// `extentDivisibility` (one per dimension; empty: nothing known), which lets masks at the tensor's edges be
+  /// proven constant over vectors.
+  static Arg descriptor(std::vector<int64_t> blockShape, std::vector<int64_t> extentDivisibility = {}) {
     Arg arg;
     arg.blockShape_ = std::move(blockShape);
+    arg.extentDivisibility_ = std::move(extentDivisibility);
     return arg;
   }
   /// A runtime integer argument equal to 1 (strides often are); the kernel is built with the constant.
@@ -93,12 +96,13 @@ public:
   int64_t divisibility() const { return divisibility_; }
   bool equalsOne() const { return equalsOne_; }
   const std::vector<int64_t> &blockShape() const { return blockShape_; }
+  const std::vector<int64_t> &extentDivisibility() const { return extentDivisibility_; }
 
 private:
   std::variant<std::monostate, bool, int64_t, double> constant_;
   int64_t divisibility_ = 1;
   bool equalsOne_ = false;
-  std::vector<int64_t> blockShape_;
+  std::vector<int64_t> blockShape_, extentDivisibility_;
 };
 /// A runtime argument about which nothing is known: `build({dyn, dyn, 1024})`.
 inline const Arg dyn{};
