@@ -159,8 +159,22 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
 llvm::Expected<Artifacts> compile(mlir::ModuleOp module, const CompileOptions &options, Stage stage) {
   Artifacts artifacts;
   artifacts.numWarps = options.numWarps;
+  // A bundle is one kernel: its name and parameters. (PTX and the stages before it may hold several.)
+  llvm::SmallVector<std::string> kernels;
   module.walk([&](mlir::func::FuncOp function) {
-    if (!function->hasAttr(mlir::brick::BrickDialect::getKernelAttrName()))
+    if (function->hasAttr(mlir::brick::BrickDialect::getKernelAttrName()))
+      kernels.push_back(function.getSymName().str());
+  });
+  if (stage == Stage::Bundle && kernels.size() != 1) {
+    std::string names;
+    for (const std::string &name : kernels)
+      names += (names.empty() ? "" : ", ") + name;
+    return error(kernels.empty() ? std::string("no kernel to bundle: the module has no func.func marked brick.kernel")
+                                 : "a bundle holds one kernel; this module has " + std::to_string(kernels.size()) +
+                                       " (" + names + "): compile each from a module of its own");
+  }
+  module.walk([&](mlir::func::FuncOp function) {
+    if (!function->hasAttr(mlir::brick::BrickDialect::getKernelAttrName()) || !artifacts.kernelName.empty())
       return;
     artifacts.kernelName = function.getSymName().str();
     for (mlir::Type type : function.getArgumentTypes()) {
