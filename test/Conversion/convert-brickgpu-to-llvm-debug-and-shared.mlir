@@ -7,11 +7,14 @@ module attributes {brickgpu.num_warps = 1 : i32, brickgpu.shared = 0 : i32} {
   // CHECK-DAG: llvm.func @__assertfail(!llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i64)
   // CHECK-DAG: llvm.mlir.global internal constant @{{.*}}("x = pid (%u, %u, %u) idx (%u) %f\0A\00")
   // CHECK-DAG: llvm.mlir.global internal constant @{{.*}}("x must be positive\00")
+  // A '%' in a prefix prints as itself: doubled in the format (it used to read an argument that was not there).
+  // CHECK-DAG: llvm.mlir.global internal constant @{{.*}}("100%% of x: pid (%u, %u, %u) idx (%u) %f\0A\00")
   // CHECK-LABEL: llvm.func @debug
   func.func @debug(%x: tensor<32xf32, #b>, %n: i32) {
     // CHECK: llvm.fpext {{.*}} : f32 to f64
     // CHECK: llvm.call @vprintf
     brick.print "x = " %x : tensor<32xf32, #b>
+    brick.print "100% of x: " %x : tensor<32xf32, #b>
     %zero = arith.constant dense<0.0> : tensor<32xf32, #b>
     %positive = arith.cmpf ogt, %x, %zero : tensor<32xf32, #b>
     // CHECK: llvm.cond_br

@@ -6,6 +6,18 @@
 
 namespace mlir::brick::lowering {
 namespace {
+/// A user's prefix inside a vprintf format: every '%' doubled, so that it prints as written (as the interpreter
+/// prints it) and never reads an argument that is not there.
+std::string escapePercent(llvm::StringRef text) {
+  std::string escaped;
+  for (char c : text) {
+    escaped += c;
+    if (c == '%')
+      escaped += '%';
+  }
+  return escaped;
+}
+
 
 /// Runs `body` (emitting at the insertion point) only where `condition` holds; the insertion point ends up
 /// after it.
@@ -66,7 +78,7 @@ struct PrintLowering : ConvertOpToLLVMPattern<PrintOp> {
       Value first = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, NVVM::ThreadIdXOp::create(b, loc, i32),
                                          i32Constant(b, loc, 0));
       emitIf(b, loc, first, [&] {
-        Value format = stringAddress(b, loc, op, (op.getPrefix() + "\n").str());
+        Value format = stringAddress(b, loc, op, escapePercent(op.getPrefix()) + "\n");
         LLVM::CallOp::create(b, loc, vprintf, ValueRange{format, LLVM::ZeroOp::create(b, loc, pointer)});
       });
       b.eraseOp(op);
@@ -87,7 +99,7 @@ struct PrintLowering : ConvertOpToLLVMPattern<PrintOp> {
         coordinates = emitCoordinates(b, loc, layout, getThreadId(b, loc));
         rank = tensorType.getRank();
       }
-      std::string format = op.getPrefix().str() + "pid (%u, %u, %u)";
+      std::string format = escapePercent(op.getPrefix()) + "pid (%u, %u, %u)";
       if (rank) {
         format += " idx (";
         for (unsigned d = 0; d < rank; ++d)
