@@ -122,6 +122,28 @@ Expected<KernelBundle> KernelBundle::deserialize(std::string_view bytes) {
   bundle.cubin.assign(cubin.begin(), cubin.end());
   if (r.failed || !r.bytes.empty())
     return Error("kernel bundle corrupt: its fields do not add up to its payload");
+  // A checksum proves the bytes are whole, not that a launch can use them: what no GPU Brick targets runs is
+  // refused here, before a driver sees it.
+  if (bundle.name.empty())
+    return Error("kernel bundle invalid: the kernel has no name");
+  if (bundle.numWarps < 1 || bundle.numWarps > 32 || (bundle.numWarps & (bundle.numWarps - 1)))
+    return Error("kernel bundle invalid: " + std::to_string(bundle.numWarps) +
+                 " warps (a power of two from 1 to 32 is launchable)");
+  constexpr unsigned kMostSharedMemory = 227 * 1024; // sm_90's opt-in limit, the largest of any target
+  if (bundle.sharedMemory > kMostSharedMemory)
+    return Error("kernel bundle invalid: " + std::to_string(bundle.sharedMemory) +
+                 " bytes of shared memory, more than any GPU gives a program (" + std::to_string(kMostSharedMemory) + ")");
+  std::string_view target = bundle.target;
+  unsigned capability = 0;
+  bool parsed = target.substr(0, 3) == "sm_" && target.size() >= 5;
+  for (size_t i = 3; parsed && i < target.size(); ++i) {
+    if (i + 1 == target.size() && target[i] == 'a' && i > 3)
+      break;
+    parsed = target[i] >= '0' && target[i] <= '9';
+    capability = capability * 10 + unsigned(target[i] - '0');
+  }
+  if (!parsed || capability < 80)
+    return Error("kernel bundle invalid: target '" + bundle.target + "' (Brick compiles for sm_80 and newer)");
   return bundle;
 }
 

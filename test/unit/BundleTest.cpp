@@ -34,6 +34,27 @@ TEST(Bundle, RoundTrips) {
   EXPECT_EQ(*back, bundle);
 }
 
+// Whole but unusable bundles (forged, or written by something else) are refused with the reason.
+TEST(Bundle, BundlesNoGpuCanRunAreRefused) {
+  auto refused = [](auto change) {
+    KernelBundle bundle = sample();
+    change(bundle);
+    auto back = KernelBundle::deserialize(bundle.serialize());
+    return back.ok() ? std::string("(accepted)") : back.error().message();
+  };
+  EXPECT_THAT(refused([](KernelBundle &b) { b.numWarps = 0; }), HasSubstr("0 warps (a power of two from 1 to 32"));
+  EXPECT_THAT(refused([](KernelBundle &b) { b.numWarps = 1u << 27; }), HasSubstr("134217728 warps"));
+  EXPECT_THAT(refused([](KernelBundle &b) { b.numWarps = 12; }), HasSubstr("12 warps"));
+  EXPECT_THAT(refused([](KernelBundle &b) { b.sharedMemory = 0xFFFFFFFFu; }),
+              HasSubstr("4294967295 bytes of shared memory, more than any GPU gives a program"));
+  EXPECT_THAT(refused([](KernelBundle &b) { b.target = "sm_50"; }), HasSubstr("target 'sm_50'"));
+  EXPECT_THAT(refused([](KernelBundle &b) { b.target = "gfx90a"; }), HasSubstr("target 'gfx90a'"));
+  EXPECT_THAT(refused([](KernelBundle &b) { b.target = "sm_a"; }), HasSubstr("target 'sm_a'"));
+  EXPECT_THAT(refused([](KernelBundle &b) { b.name.clear(); }), HasSubstr("the kernel has no name"));
+  for (const char *target : {"sm_80", "sm_90", "sm_90a", "sm_100a"})
+    EXPECT_EQ(refused([&](KernelBundle &b) { b.target = target; }), "(accepted)") << target;
+}
+
 TEST(Bundle, EveryCorruptByteIsDetected) {
   std::string bytes = sample().serialize();
   // Flipping any byte after the magic breaks the version, the size or the checksum.
