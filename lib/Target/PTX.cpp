@@ -179,7 +179,8 @@ llvm::Expected<std::vector<char>> assembleCubin(llvm::StringRef ptx, const GpuTa
   auto logText = llvm::MemoryBuffer::getFile(log);
   std::string report = logText ? (*logText)->getBuffer().str() : "";
   if (status != 0)
-    return error("ptxas " + arch + " failed" + (message.empty() ? "" : " (" + message + ")") + ":\n" + report);
+    return error("ptxas (" + ptxas + ") " + arch + " failed" + (message.empty() ? "" : " (" + message + ")") +
+                 (report.empty() ? std::string() : ":\n" + report));
   if (usage) {
     usage->report = report;
     usage->registers = readNumber(report, "Used ([0-9]+) registers");
@@ -190,8 +191,14 @@ llvm::Expected<std::vector<char>> assembleCubin(llvm::StringRef ptx, const GpuTa
   }
   auto cubin = llvm::MemoryBuffer::getFile(output, /*IsText=*/false);
   if (!cubin)
-    return error("ptxas wrote no cubin: " + cubin.getError().message());
-  return std::vector<char>((*cubin)->getBufferStart(), (*cubin)->getBufferEnd());
+    return error("ptxas (" + ptxas + ") wrote no cubin: " + cubin.getError().message());
+  // A cubin is an ELF file; a "ptxas" that exits 0 and writes nothing (or something else) must not become a
+  // kernel that fails at load time, far from the cause.
+  llvm::StringRef bytes = (*cubin)->getBuffer();
+  if (!bytes.starts_with("\x7f" "ELF"))
+    return error("ptxas (" + ptxas + ") exited 0 but wrote no cubin: " + std::to_string(bytes.size()) +
+                 " bytes that are not an ELF file");
+  return std::vector<char>(bytes.begin(), bytes.end());
 }
 
 } // namespace brick
