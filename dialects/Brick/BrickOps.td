@@ -57,6 +57,12 @@ def Brick_MakeRangeOp : Brick_Op<"make_range", [Pure]> {
   let results = (outs Brick_IntBlock:$result);
   let assemblyFormat = "$start `,` $end attr-dict `:` type($result)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The bounds as the signed i32 they are (the attribute accessors give them unsigned), widened so that
+    /// `end - start` cannot wrap.
+    int64_t getStartValue() { return static_cast<int32_t>(getStart()); }
+    int64_t getEndValue() { return static_cast<int32_t>(getEnd()); }
+  }];
 }
 
 def Brick_SplatOp : Brick_Op<"splat", [Pure,

@@ -232,8 +232,8 @@ LogicalResult AxisInfoAnalysis::visitOperation(Operation *op, ArrayRef<const Lat
   std::optional<AxisInfo> out = llvm::TypeSwitch<Operation *, std::optional<AxisInfo>>(op)
       .Case([&](arith::ConstantOp constant) { return fromConstant(constant.getValue(), type); })
       .Case([&](MakeRangeOp range) {
-        int64_t length = range.getEnd() - range.getStart();
-        return AxisInfo({length}, {powerOfTwoDivisor(range.getStart())}, {1});
+        int64_t length = range.getEndValue() - range.getStartValue();
+        return AxisInfo({length}, {powerOfTwoDivisor(range.getStartValue())}, {1});
       })
       .Case([&](SplatOp) {
         return AxisInfo(filled(rank, 1), filled(rank, in[0].getDivisibility(0)), shapeOf(type),

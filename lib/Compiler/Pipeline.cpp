@@ -106,7 +106,17 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
   unsigned localCounter = 0;
   unsigned &counter = dumpCounter ? *dumpCounter : localCounter;
   if (!options.dumpDirectory.empty()) {
-    llvm::sys::fs::create_directories(options.dumpDirectory);
+    // Asking for the stages and getting none, silently, is worse than an error.
+    std::error_code created = llvm::sys::fs::create_directories(options.dumpDirectory);
+    if (created || !llvm::sys::fs::is_directory(options.dumpDirectory) ||
+        llvm::sys::fs::access(options.dumpDirectory, llvm::sys::fs::AccessMode::Write))
+      return mlir::emitError(mlir::UnknownLoc::get(module.getContext()))
+             << "cannot write the stages into the dump directory '" << options.dumpDirectory
+                                << "': "
+                                << (created ? created.message()
+                                    : !llvm::sys::fs::is_directory(options.dumpDirectory)
+                                        ? std::string("it is not a directory")
+                                        : std::string("it is not writable"));
     std::string input;
     llvm::raw_string_ostream os(input);
     module->print(os);

@@ -193,8 +193,8 @@ llvm::Error Program::runOp(Operation *op) {
     return llvm::Error::success();
   }
   if (auto range = dyn_cast<mlir::brick::MakeRangeOp>(op)) {
-    std::vector<int64_t> values(range.getEnd() - range.getStart());
-    std::iota(values.begin(), values.end(), int64_t(range.getStart()));
+    std::vector<int64_t> values(range.getEndValue() - range.getStartValue());
+    std::iota(values.begin(), values.end(), range.getStartValue());
     set(range, Block::ofInts(shapeOf(range.getType()), std::move(values)));
     return llvm::Error::success();
   }

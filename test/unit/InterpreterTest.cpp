@@ -436,3 +436,13 @@ TEST(Interpreter, TensorDescriptorsTMACannotTakeAreRefused) {
               HasSubstr("has a base address that is not 16-byte aligned"));
 }
 } // namespace
+
+namespace {
+// A range may start below zero: its values are what they say (they were read as 2^32 - 4 and up).
+TEST(Interpreter, RangesStartingBelowZeroHoldTheirValues) {
+  auto k = kernel("negative_range", [](Ptr<i32> out) { store(out + arange(0, 4), arange(-4, 0)); });
+  DeviceBuffer out = buffer(std::vector<int32_t>(4));
+  ASSERT_FALSE(k.launch(Grid{1}, onCpu(), out));
+  EXPECT_EQ(read<int32_t>(out), (std::vector<int32_t>{-4, -3, -2, -1}));
+}
+} // namespace

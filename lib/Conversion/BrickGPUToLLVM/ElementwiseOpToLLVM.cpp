@@ -90,9 +90,9 @@ struct MakeRangeLowering : ConvertOpToLLVMPattern<MakeRangeOp> {
     auto coordinates = emitCoordinates(rewriter, loc, brickgpu::getLinearLayout(type), getThreadId(rewriter, loc));
     SmallVector<Value> values;
     for (auto &coordinate : coordinates)
-      values.push_back(op.getStart() == 0 ? coordinate[0]
+      values.push_back(op.getStartValue() == 0 ? coordinate[0]
                                           : Value(LLVM::AddOp::create(rewriter, loc, coordinate[0],
-                                                                      i32Constant(rewriter, loc, op.getStart()))));
+                                                                      i32Constant(rewriter, loc, op.getStartValue()))));
     rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(type), values));
     return success();
   }

@@ -22,7 +22,7 @@ using namespace mlir::brick;
 //===----------------------------------------------------------------------===//
 
 LogicalResult MakeRangeOp::verify() {
-  int64_t start = getStart(), end = getEnd();
+  int64_t start = getStartValue(), end = getEndValue();
   if (end <= start)
     return emitOpError() << "needs start < end, got [" << start << ", " << end << ")";
   int64_t length = end - start;
