@@ -98,13 +98,36 @@ LogicalResult mlir::brickgpu::verifyEveryBlockHasALayout(Operation *module, Stri
     auto tensor = dyn_cast<RankedTensorType>(type);
     return !tensor || getLayout(tensor);
   };
+  unsigned numWarps = BrickGPUDialect::getNumWarps(module);
+  // A layout that does not fit its block or the module computes part of the block: refused here, not
+  // miscompiled later. (Elementwise operands in different layouts are refused by arith's and math's own
+  // verifiers: SameOperandsAndResultType compares encodings.)
+  auto fits = [&](Operation *op, Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    DistributedLayoutAttr layout = tensor ? getLayout(tensor) : DistributedLayoutAttr();
+    if (!layout)
+      return true;
+    if (layout.getRank() != unsigned(tensor.getRank())) {
+      op->emitError() << pass << ": the layout of " << type << " is for rank-" << layout.getRank() << " blocks";
+      return false;
+    }
+    if (layout.getNumWarps() != numWarps) {
+      op->emitError() << pass << ": the layout of " << type << " spreads a block over " << layout.getNumWarps()
+                      << " warps, but the module runs " << numWarps << " (brickgpu.num_warps)";
+      return false;
+    }
+    return true;
+  };
   WalkResult walk = module->walk([&](Operation *op) {
-    for (Value result : op->getResults())
+    for (Value result : op->getResults()) {
       if (!hasLayout(result.getType())) {
         op->emitError() << pass << " needs every block to have a layout (run convert-brick-to-brickgpu first); "
                         << result.getType() << " has none";
         return WalkResult::interrupt();
       }
+      if (!fits(op, result.getType()))
+        return WalkResult::interrupt();
+    }
     for (Region &region : op->getRegions())
       for (Block &block : region)
         for (BlockArgument argument : block.getArguments())
