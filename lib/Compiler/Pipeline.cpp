@@ -166,6 +166,29 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
   return pm.run(module);
 }
 
+std::vector<runtime::BundleParam> kernelParams(mlir::ModuleOp module) {
+  std::vector<runtime::BundleParam> params;
+  for (auto function : module.getOps<mlir::func::FuncOp>()) {
+    if (!function->hasAttr(mlir::brick::BrickDialect::getKernelAttrName()))
+      continue;
+    for (mlir::Type type : function.getArgumentTypes()) {
+      runtime::BundleParam param;
+      if (mlir::isa<mlir::brick::TensorMapType>(type)) {
+        param.kind = runtime::BundleParam::Kind::TensorMap;
+        param.dtype = "tensormap";
+      } else if (auto pointer = mlir::dyn_cast<mlir::brick::PointerType>(type)) {
+        param.kind = runtime::BundleParam::Kind::Pointer;
+        param.dtype = mlir::brick::typeToString(pointer.getPointeeType());
+      } else {
+        param.dtype = mlir::brick::typeToString(type);
+      }
+      params.push_back(param);
+    }
+    break;
+  }
+  return params;
+}
+
 llvm::Expected<Artifacts> compile(mlir::ModuleOp module, const CompileOptions &options, Stage stage) {
   Artifacts artifacts;
   artifacts.numWarps = options.numWarps;
@@ -183,26 +206,9 @@ llvm::Expected<Artifacts> compile(mlir::ModuleOp module, const CompileOptions &o
                                  : "a bundle holds one kernel; this module has " + std::to_string(kernels.size()) +
                                        " (" + names + "): compile each from a module of its own");
   }
-  module.walk([&](mlir::func::FuncOp function) {
-    if (!function->hasAttr(mlir::brick::BrickDialect::getKernelAttrName()) || !artifacts.kernelName.empty())
-      return;
-    artifacts.kernelName = function.getSymName().str();
-    for (mlir::Type type : function.getArgumentTypes()) {
-      runtime::BundleParam param;
-      if (mlir::isa<mlir::brick::TensorMapType>(type)) {
-        param.kind = runtime::BundleParam::Kind::TensorMap;
-        param.dtype = "tensormap";
-        artifacts.params.push_back(param);
-        continue;
-      }
-      if (auto pointer = mlir::dyn_cast<mlir::brick::PointerType>(type)) {
-        param.kind = runtime::BundleParam::Kind::Pointer;
-        type = pointer.getPointeeType();
-      }
-      param.dtype = mlir::brick::typeToString(type);
-      artifacts.params.push_back(param);
-    }
-  });
+  if (!kernels.empty())
+    artifacts.kernelName = kernels.front();
+  artifacts.params = kernelParams(module);
   unsigned counter = 0;
   auto clock = std::chrono::steady_clock::now();
   if (mlir::failed(lowerModule(module, options, std::min(stage, Stage::LLVMDialect), &counter)))

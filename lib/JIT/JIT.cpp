@@ -180,11 +180,25 @@ runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &
   std::string damage;
   if (llvm::sys::fs::exists(path)) {
     auto cached = runtime::KernelBundle::readFile(path);
+    // A whole entry must also be the kernel asked for (another kernel's bundle at this name, an entry for another
+    // target or warp count, another signature): used only when it is.
+    std::string mismatch;
     if (cached) {
+      if (cached->name != kernel.name)
+        mismatch = "it holds kernel '" + cached->name + "'";
+      else if (cached->target != device->name())
+        mismatch = "it was assembled for " + cached->target + ", not " + device->name();
+      else if (cached->numWarps != options.numWarps)
+        mismatch = "it runs " + std::to_string(cached->numWarps) + " warps, not " + std::to_string(options.numWarps);
+      else if (cached->params != kernelParams(**module))
+        mismatch = "its parameters are not the kernel's";
+    }
+    if (cached && mismatch.empty()) {
       *why = "disk cache";
       return cached;
     }
-    damage = " (the disk cache entry was unusable and is rebuilt: " + cached.error().message() + ")";
+    damage = " (the disk cache entry was unusable and is rebuilt: " +
+             (cached ? mismatch : cached.error().message()) + ")";
   }
 
   CompileOptions compileOptions;

@@ -138,6 +138,41 @@ TEST(JIT, DamagedCacheEntriesAreRebuilt) {
   EXPECT_EQ(why, "disk cache");
 }
 
+// A whole cache entry that is not the kernel asked for (another kernel's bundle at its name, another target or
+// warp count, another signature) is rebuilt, never launched.
+TEST(JIT, CacheEntriesOfAnotherKernelAreRebuilt) {
+  TemporaryCache cache("identity");
+  auto kernel = examples::vectorAdd();
+  auto jit = jitKernel(kernel);
+  Specialization spec =
+      detail::specializationFor(kernel.params(), {pointer(0), pointer(0), pointer(0), integer(4096), integer(1024)});
+  std::string why;
+  auto first = detail::compileSpecialization(jit, spec, LaunchOptions{}, "sm_90a", &why);
+  ASSERT_TRUE(first.ok()) << first.error().message();
+  ASSERT_EQ(cache.entries().size(), 1u);
+  fs::path entry = cache.entries()[0];
+  auto rewrite = [&](auto change) {
+    runtime::KernelBundle forged = *first;
+    change(forged);
+    ASSERT_FALSE(forged.writeFile(entry.string()));
+  };
+  rewrite([](runtime::KernelBundle &b) { b.name = "softmax"; });
+  ASSERT_TRUE(detail::compileSpecialization(jit, spec, LaunchOptions{}, "sm_90a", &why).ok());
+  EXPECT_THAT(why, HasSubstr("the disk cache entry was unusable and is rebuilt: it holds kernel 'softmax'"));
+  rewrite([](runtime::KernelBundle &b) { b.target = "sm_80"; });
+  ASSERT_TRUE(detail::compileSpecialization(jit, spec, LaunchOptions{}, "sm_90a", &why).ok());
+  EXPECT_THAT(why, HasSubstr("it was assembled for sm_80, not sm_90a"));
+  rewrite([](runtime::KernelBundle &b) { b.numWarps = 8; });
+  ASSERT_TRUE(detail::compileSpecialization(jit, spec, LaunchOptions{}, "sm_90a", &why).ok());
+  EXPECT_THAT(why, HasSubstr("it runs 8 warps, not 4"));
+  rewrite([](runtime::KernelBundle &b) { b.params.pop_back(); });
+  ASSERT_TRUE(detail::compileSpecialization(jit, spec, LaunchOptions{}, "sm_90a", &why).ok());
+  EXPECT_THAT(why, HasSubstr("its parameters are not the kernel's"));
+  // The rebuilt entry is the kernel's own again.
+  ASSERT_TRUE(detail::compileSpecialization(jit, spec, LaunchOptions{}, "sm_90a", &why).ok());
+  EXPECT_EQ(why, "disk cache");
+}
+
 TEST(JIT, DumpDirectoryHoldsEveryStage) {
   TemporaryCache cache("dump");
   std::string dump = cache.path + "-stages";

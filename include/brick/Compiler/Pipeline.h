@@ -62,6 +62,9 @@ struct Artifacts {
   runtime::KernelBundle bundle(const GpuTarget &target) const;
 };
 
+/// The runtime parameters of `module`'s (first) kernel, as a bundle lists them: pointers, scalars, tensor maps.
+std::vector<runtime::BundleParam> kernelParams(mlir::ModuleOp module);
+
 /// The dialects a module may hold at any stage.
 void registerPipelineDialects(mlir::DialectRegistry &registry);
 
