@@ -4,7 +4,7 @@
 //
 //   base + sum_d (i_d + r_d) * stride_d      for 0 <= r_d < block_d,
 //
-// inside the tensor where 0 <= i_d + r_d < shape_d for every d. So a descriptor_load becomes a masked load with
+// inside the tensor where 0 <= i_d + r_d < shape_d for every d (one unsigned comparison each). So a descriptor_load becomes a masked load with
 // zeros elsewhere, and a descriptor_store a masked store: what TMA does, in ordinary loads and stores that every
 // target (and the interpreter) runs. Offsets are computed in 64 bits (strides are i64); coordinates in 32.
 //
@@ -47,11 +47,10 @@ std::pair<Value, Value> blockAddresses(OpBuilder &b, Location loc, MakeTensorDes
     // (One op per statement: the IR's order should not depend on the order C++ evaluates arguments in.)
     Value start = SplatOp::create(b, loc, blockOf(i32), indices[d]);
     Value coordinate = arith::AddIOp::create(b, loc, range, start);
-    Value zero = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(blockOf(i32), b.getI32IntegerAttr(0)));
-    Value notBelow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, coordinate, zero);
+    // 0 <= coordinate < extent in one unsigned comparison: a negative coordinate is above every extent (at most
+    // 2^31 - 1, which launches check).
     Value extent = SplatOp::create(b, loc, blockOf(i32), desc.getShape()[d]);
-    Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, coordinate, extent);
-    Value inside = arith::AndIOp::create(b, loc, notBelow, below);
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, coordinate, extent);
     mask = mask ? arith::AndIOp::create(b, loc, mask, inside).getResult() : inside;
     Value wide = arith::ExtSIOp::create(b, loc, blockOf(i64), coordinate);
     Value stride = SplatOp::create(b, loc, blockOf(i64), desc.getStrides()[d]);

@@ -1,5 +1,6 @@
 // Tensor descriptor blocks as masked loads and stores: element (i + r, j + c) at base + (i + r) * s0 + (j + c) * s1
-// (offsets in i64), inside the tensor only (0 <= i + r < rows, 0 <= j + c < cols); loads give zeros elsewhere.
+// (offsets in i64), inside the tensor only (0 <= i + r < rows, 0 <= j + c < cols, each an unsigned comparison);
+// loads give zeros elsewhere.
 // RUN: brick-opt %s -split-input-file -brick-lower-tensor-descriptors | FileCheck %s
 // RUN: brick-opt %s -split-input-file -brick-lower-tensor-descriptors -canonicalize | FileCheck %s --check-prefix=CLEAN
 
@@ -8,8 +9,8 @@
 // CHECK: %[[RC:.*]] = brick.expand_dims %[[R]] {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
 // CHECK: %[[RB:.*]] = brick.broadcast %[[RC]] : tensor<64x1xi32> -> tensor<64x32xi32>
 // CHECK: %[[ROW:.*]] = arith.addi %[[RB]], %{{.*}} : tensor<64x32xi32>
-// CHECK: arith.cmpi sge, %[[ROW]]
-// CHECK: arith.cmpi slt, %[[ROW]]
+// One unsigned comparison per dimension: a negative coordinate is above every extent.
+// CHECK: arith.cmpi ult, %[[ROW]]
 // CHECK: %[[WIDE:.*]] = arith.extsi %[[ROW]] : tensor<64x32xi32> to tensor<64x32xi64>
 // CHECK: arith.muli %[[WIDE]], %{{.*}} : tensor<64x32xi64>
 // CHECK: %[[C:.*]] = brick.make_range 0, 32 : tensor<32xi32>

@@ -446,3 +446,26 @@ TEST(Interpreter, RangesStartingBelowZeroHoldTheirValues) {
   EXPECT_EQ(read<int32_t>(out), (std::vector<int32_t>{-4, -3, -2, -1}));
 }
 } // namespace
+
+namespace {
+// A block may start before the tensor: the coordinates below zero read zeros (one unsigned comparison per
+// dimension decides it).
+TEST(Interpreter, TensorDescriptorBlocksStartingBeforeTheTensorReadZerosThere) {
+  auto k = kernel("shifted", [](TensorDescriptor<f32, 2> in, Ptr<f32> out) {
+    Tensor block = in.load({-2, -4});
+    store(out + arange(0, 4).column() * 8 + arange(0, 8).row(), block);
+  });
+  std::vector<float> input(4 * 8);
+  for (int i = 0; i < 32; ++i)
+    input[i] = float(i + 1);
+  DeviceBuffer in = buffer(input), out = buffer(std::vector<float>(32, -1.0f));
+  ASSERT_FALSE(k.launch(Grid{1}, onCpu(), TensorDescriptorArg::of(in, {4, 8}, {8, 1}, {4, 8}), out));
+  std::vector<float> result = read<float>(out);
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 8; ++c) {
+      int row = r - 2, col = c - 4;
+      float expected = row >= 0 && col >= 0 ? input[row * 8 + col] : 0.0f;
+      EXPECT_EQ(result[r * 8 + c], expected) << r << ", " << c;
+    }
+}
+} // namespace
