@@ -220,13 +220,28 @@ Tensor atomicImpl(Atomic op, const Tensor &pointers, const Operand &value, const
   if (!ptr)
     return kb.poison();
   Type loaded = bir::getPointeeTypeLike(ptr.getType());
+  Type element = getElementTypeOrSelf(loaded);
+  bool isFloatElement = isa<FloatType>(element);
+  const char *names[] = {"add", "max", "min", "and", "or", "xor", "exchange"};
+  std::string what = std::string("atomic ") + names[static_cast<int>(op)];
+  // A float value into integer memory would be truncated (0.5 added as 0), silently: the user converts, or not.
+  Value given = Access::isLiteral(value) ? Value() : Access::value(Access::handle(value));
+  bool floatValue = Access::isFloatLiteral(value) || (given && isa<FloatType>(getElementTypeOrSelf(given.getType())));
+  if (floatValue && !isFloatElement)
+    return kb.fail(loc, what + ": the value is floating-point but memory holds " + detail::describe(element) +
+                            ", which would truncate it; convert it first (.to<" + detail::describe(element) + ">())",
+                   loaded);
+  // 16-bit atomics are adds only (red/atom.add.f16, .bf16); say so in the user's words.
+  if (element.getIntOrFloatBitWidth() == 16 && op != Atomic::Add)
+    return kb.fail(loc, what + " on " + detail::describe(element) +
+                            " elements: 16-bit atomics can only add; keep the data in 32 bits to use " + names[static_cast<int>(op)],
+                   loaded);
   Value operand = useElements(kb, value, ptr, "atomic", "the value", loc);
   if (!operand)
     return kb.poison(loaded);
   Value maskValue;
   if (mask && !(maskValue = useMask(kb, *mask, ptr, "atomic", loc)))
     return kb.poison(loaded);
-  bool isFloatElement = isa<FloatType>(getElementTypeOrSelf(loaded));
   bir::RMWOp rmw = bir::RMWOp::add;
   switch (op) {
   case Atomic::Add: rmw = isFloatElement ? bir::RMWOp::fadd : bir::RMWOp::add; break;

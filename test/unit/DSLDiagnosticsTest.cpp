@@ -261,6 +261,35 @@ TEST(Diagnostics, VerifierMessagesPointAtTheUsersLine) {
   expectError(k.build(), line, "atomics work on 16-, 32- or 64-bit elements, got 'i8'");
 }
 
+// Atomics that would lose the value silently, or that the hardware has no instruction for, are errors at the
+// user's line in the user's words (an f32 add into i32 memory truncated 0.5 to 0; atomic max on f16 reported
+// "'brick.atomic_rmw' op 16-bit atomics support only fadd").
+TEST(Diagnostics, AtomicsThatWouldTruncateOrHaveNoInstruction) {
+  int line = 0;
+  auto truncating = kernel("k", [&](Ptr<i32> p, Float x) {
+    line = __LINE__ + 1;
+    atomic_add(p + arange(0, 4), x);
+  });
+  expectError(truncating.build(), line,
+              "atomic add: the value is floating-point but memory holds i32, which would truncate it; convert it first (.to<i32>())");
+  auto literal = kernel("k", [&](Ptr<i32> p) {
+    line = __LINE__ + 1;
+    atomic_add(p + arange(0, 4), 0.5);
+  });
+  expectError(literal.build(), line, "atomic add: the value is floating-point but memory holds i32");
+  auto half = kernel("k", [&](Ptr<f16> p) {
+    line = __LINE__ + 1;
+    atomic(Atomic::Max, p + arange(0, 4), 1.0);
+  });
+  expectError(half.build(), line, "atomic max on f16 elements: 16-bit atomics can only add; keep the data in 32 bits to use max");
+  // What is exact stays allowed: integer values into float memory, f16 adds.
+  auto fine = kernel("k", [](Ptr<f32> p, Ptr<f16> h, Int n) {
+    atomic_add(p + arange(0, 4), n);
+    atomic_add(h + arange(0, 4), 1.0);
+  });
+  EXPECT_TRUE(fine.build().ok()) << fine.build().errors();
+}
+
 TEST(Diagnostics, SpecializationWithTheWrongArity) {
   int line = __LINE__ + 1;
   auto k = kernel("scale", [](Ptr<f32> p, Const<int> N) { store(p + arange(0, N), 0.0); });
