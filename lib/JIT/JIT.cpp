@@ -279,10 +279,7 @@ runtime::Error pack(const std::string &kernelName, const std::vector<ParamInfo> 
       else
         return runtime::Error("kernel '" + kernelName + "': parameter " + std::to_string(i) + " is a " +
                               std::string(name(param.dtype)) + " scalar, which launches do not pass yet");
-    } else {
-      if (arg.kind != LaunchArg::Kind::Integer)
-        return runtime::Error("kernel '" + kernelName + "': parameter " + std::to_string(i) + " is an integer (" +
-                              std::string(name(param.dtype)) + "), the launch passes a floating-point number");
+    } else { // validateArguments has checked that the integer fits
       switch (bitWidth(param.dtype)) {
       case 1:
       case 8: store(static_cast<int8_t>(arg.integer)); break;

@@ -91,14 +91,20 @@ RankedTensorType withEncoding(Type type, Attribute encoding) {
 }
 
 /// `operand` in registers as #dot_op: through a swizzled shared buffer.
+/// `operand` in a shared buffer of layout `encoding`, written from the registers of the load it came from.
+Value toSharedBuffer(OpBuilder &builder, Location loc, Value operand, Attribute encoding) {
+  Value source = storageSource(operand).first;
+  auto type = cast<RankedTensorType>(source.getType());
+  auto memory = brickgpu::MemDescType::get(builder.getContext(), type.getShape(), type.getElementType(), encoding);
+  return brickgpu::LocalAllocOp::create(builder, loc, memory, source);
+}
+
 Value toDotOperand(OpBuilder &builder, Location loc, Value operand, unsigned opIdx, MmaEncodingAttr mma,
                    unsigned kWidth) {
   MLIRContext *context = builder.getContext();
   auto [source, order] = storageSource(operand);
   auto type = cast<RankedTensorType>(source.getType());
-  auto shared = swizzledLayout(context, type, order);
-  auto memory = brickgpu::MemDescType::get(context, type.getShape(), type.getElementType(), shared);
-  Value buffer = brickgpu::LocalAllocOp::create(builder, loc, memory, source);
+  Value buffer = toSharedBuffer(builder, loc, operand, swizzledLayout(context, type, order));
   auto encoding = DotOperandEncodingAttr::get(context, opIdx, mma, kWidth);
   return brickgpu::LocalLoadOp::create(builder, loc, withEncoding(type, encoding), buffer);
 }
@@ -167,14 +173,6 @@ std::optional<WgmmaPlan> planWgmma(DotOp dot, unsigned numWarps) {
     return std::nullopt;
   plan.mma = MmaEncodingAttr::get(context, 3, warps, {64, unsigned(instrN)});
   return plan;
-}
-
-/// `operand` in a shared buffer of layout `encoding`, written from the registers of the load it came from.
-Value toSharedBuffer(OpBuilder &builder, Location loc, Value operand, Attribute encoding) {
-  Value source = storageSource(operand).first;
-  auto type = cast<RankedTensorType>(source.getType());
-  auto memory = brickgpu::MemDescType::get(builder.getContext(), type.getShape(), type.getElementType(), encoding);
-  return brickgpu::LocalAllocOp::create(builder, loc, memory, source);
 }
 
 struct AccelerateDotPass : impl::BrickGPUAccelerateDotBase<AccelerateDotPass> {

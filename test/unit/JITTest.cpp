@@ -105,14 +105,26 @@ TEST(JIT, CompilesOnceThenUsesTheDiskCache) {
   EXPECT_EQ(cache.entries().size(), 3u);
 }
 
-TEST(JIT, DamagedCacheEntriesAreRebuilt) {
-  TemporaryCache cache("damage");
-  auto kernel = examples::vectorAdd();
-  auto jit = jitKernel(kernel);
-  Specialization spec =
-      detail::specializationFor(kernel.params(), {pointer(0), pointer(0), pointer(0), integer(4096), integer(1024)});
+/// vector_add compiled once into an empty cache: its one disk entry, and how to compile it again.
+struct CachedVectorAdd {
+  explicit CachedVectorAdd(const std::string &name) : cache(name) {
+    spec = detail::specializationFor(kernel.params(), {pointer(0), pointer(0), pointer(0), integer(4096), integer(1024)});
+    first = compile();
+  }
+  runtime::Expected<runtime::KernelBundle> compile() {
+    return detail::compileSpecialization(jit, spec, LaunchOptions{}, "sm_90a", &why);
+  }
+  TemporaryCache cache;
+  decltype(examples::vectorAdd()) kernel = examples::vectorAdd();
+  detail::JitKernel jit = jitKernel(kernel);
+  Specialization spec;
   std::string why;
-  auto first = detail::compileSpecialization(jit, spec, LaunchOptions{}, "sm_90a", &why);
+  runtime::Expected<runtime::KernelBundle> first = runtime::Error("not compiled");
+};
+
+TEST(JIT, DamagedCacheEntriesAreRebuilt) {
+  CachedVectorAdd vectorAdd("damage");
+  auto &[cache, kernel, jit, spec, why, first] = vectorAdd;
   ASSERT_TRUE(first.ok()) << first.error().message();
   ASSERT_EQ(cache.entries().size(), 1u);
   fs::path entry = cache.entries()[0];
@@ -141,13 +153,8 @@ TEST(JIT, DamagedCacheEntriesAreRebuilt) {
 // A whole cache entry that is not the kernel asked for (another kernel's bundle at its name, another target or
 // warp count, another signature) is rebuilt, never launched.
 TEST(JIT, CacheEntriesOfAnotherKernelAreRebuilt) {
-  TemporaryCache cache("identity");
-  auto kernel = examples::vectorAdd();
-  auto jit = jitKernel(kernel);
-  Specialization spec =
-      detail::specializationFor(kernel.params(), {pointer(0), pointer(0), pointer(0), integer(4096), integer(1024)});
-  std::string why;
-  auto first = detail::compileSpecialization(jit, spec, LaunchOptions{}, "sm_90a", &why);
+  CachedVectorAdd vectorAdd("identity");
+  auto &[cache, kernel, jit, spec, why, first] = vectorAdd;
   ASSERT_TRUE(first.ok()) << first.error().message();
   ASSERT_EQ(cache.entries().size(), 1u);
   fs::path entry = cache.entries()[0];
