@@ -27,7 +27,13 @@ const std::vector<Example> &catalog() {
   // What the runtime knows at a typical launch: cudaMalloc'ed buffers are 16-byte aligned, sizes and
   // strides are multiples of 16, unit strides are 1.
   static const Arg aligned = Arg::divisibleBy(16), one = Arg::equalToOne();
-  static const std::vector<Example> examples = {
+  // matmul_descriptors' blocks are its tiles: A BLOCK_M x BLOCK_K, B BLOCK_K x BLOCK_N, C BLOCK_M x BLOCK_N.
+  auto descriptorMatmul = [](int64_t m, int64_t n, int64_t k, int64_t group) -> brick::Specialization {
+    return {Arg::descriptor({m, k}, {16, 16}), Arg::descriptor({k, n}, {16, 16}), Arg::descriptor({m, n}, {16, 16}),
+            aligned, aligned, aligned, m, n, k, group};
+  };
+  static const std::vector<Example> examples = [&] {
+    std::vector<Example> list = {
       make("vector_add", "out = x + y (f32, BLOCK = 1024)", vectorAdd(), {aligned, aligned, aligned, aligned, 1024}),
       make("softmax", "fused row softmax (f32, 1024 columns, one row per program)", softmax<brick::f32>(),
            {aligned, aligned, aligned, aligned, aligned, aligned, 1024, 1}),
@@ -35,14 +41,19 @@ const std::vector<Example> &catalog() {
            {aligned, aligned, aligned, aligned, aligned, aligned, aligned, one, aligned, one, aligned, one, 128, 128, 32, 8},
            MatmulConfig{}.warps, MatmulConfig{}.stages),
       make("matmul_descriptors", "C = A * B through tensor descriptors (f16, 128x128x32 blocks, 4 warps, 4 stages)",
-           matmulDescriptors<brick::f16>(),
-           {brick::Arg::descriptor({128, 32}, {16, 16}), brick::Arg::descriptor({32, 128}, {16, 16}),
-            brick::Arg::descriptor({128, 128}, {16, 16}), aligned, aligned, aligned, 128, 128, 32, 8},
-           MatmulConfig{}.warps, MatmulConfig{}.stages),
+           matmulDescriptors<brick::f16>(), descriptorMatmul(128, 128, 32, 8), MatmulConfig{}.warps,
+           MatmulConfig{}.stages),
       make("moe", "MoE grouped GEMM (bf16, 64x128x64 tiles, GROUP_M = 8)", moe<brick::bf16>(),
            {aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, dyn, dyn, aligned, one, aligned,
             aligned, one, aligned, one, 64, 128, 64, 8}),
-  };
+    };
+    for (Example &example : list)
+      if (example.name == "matmul_descriptors")
+        example.withConstants = [descriptorMatmul](const std::vector<int64_t> &c) {
+          return c.size() == 4 ? descriptorMatmul(c[0], c[1], c[2], c[3]) : brick::Specialization();
+        };
+    return list;
+  }();
   return examples;
 }
 

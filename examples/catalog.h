@@ -29,6 +29,9 @@ struct Example {
   }
   /// How the example's program launches it (what brickc uses unless told otherwise).
   unsigned numWarps = 4, numStages = 3;
+  /// The specialization for other values of the Const parameters (brickc --constants), where other arguments
+  /// depend on them (a descriptor's block shape is the kernel's tile); null: only the constants change.
+  std::function<brick::Specialization(const std::vector<int64_t> &constants)> withConstants;
 };
 
 const std::vector<Example> &catalog();

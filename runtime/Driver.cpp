@@ -56,6 +56,8 @@ Expected<Driver> Driver::open(const char *path) {
   resolve(library, "cuEventSynchronize", d.cuEventSynchronize, missing);
   resolve(library, "cuEventElapsedTime", d.cuEventElapsedTime, missing);
   resolve(library, "cuLaunchKernel", d.cuLaunchKernel, missing);
+  std::string optional;
+  resolve(library, "cuTensorMapEncodeTiled", d.cuTensorMapEncodeTiled, optional);
   if (!missing.empty())
     return Error(std::string("the CUDA driver ") + path + " lacks " + missing + " (Brick needs a driver for CUDA 12 or newer)");
   return d;

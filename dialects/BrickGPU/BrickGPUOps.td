@@ -135,4 +135,74 @@ def BrickGPU_WarpGroupDotWaitOp : BrickGPU_Op<"warpgroup_dot_wait",
   let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
 }
 
+//===----------------------------------------------------------------------===//
+// mbarriers and TMA (sm_90a)
+//===----------------------------------------------------------------------===//
+
+def BrickGPU_InitBarrierOp : BrickGPU_Op<"init_barrier", [MemoryEffects<[MemWrite<BrickGPU_SharedMemory>]>]> {
+  let summary = "Initialize an mbarrier in shared memory for `count` arrivals (one thread does)";
+  let description = [{
+    `brickgpu.init_barrier %bar, 1 : !brickgpu.memdesc<1xi64, #s>` is `mbarrier.init` by thread 0, then
+    `fence.mbarrier_init`. A `brickgpu.barrier` must follow before other threads use it.
+  }];
+  let arguments = (ins BrickGPU_MemDescType:$barrier, I32Attr:$count);
+  let assemblyFormat = "$barrier `,` $count attr-dict `:` qualified(type($barrier))";
+  let hasVerifier = 1;
+}
+
+def BrickGPU_InvalidateBarrierOp : BrickGPU_Op<"inval_barrier", [MemoryEffects<[MemWrite<BrickGPU_SharedMemory>]>]> {
+  let summary = "Invalidate an mbarrier (thread 0), so that its bytes may hold something else";
+  let description = [{
+    `brickgpu.inval_barrier %bar : !brickgpu.memdesc<1xi64, #s>` is `mbarrier.inval` by thread 0. Every thread
+    must be done waiting on it (a `brickgpu.barrier` before).
+  }];
+  let arguments = (ins BrickGPU_MemDescType:$barrier);
+  let assemblyFormat = "$barrier attr-dict `:` qualified(type($barrier))";
+  let hasVerifier = 1;
+}
+
+def BrickGPU_BarrierExpectOp : BrickGPU_Op<"barrier_expect", [MemoryEffects<[MemWrite<BrickGPU_SharedMemory>]>]> {
+  let summary = "Arrive on an mbarrier expecting `bytes` of TMA transactions (thread 0, where `pred` holds)";
+  let description = [{
+    `brickgpu.barrier_expect %bar, 32768, %pred : !brickgpu.memdesc<1xi64, #s>` is
+    `mbarrier.arrive.expect_tx` by thread 0 when `%pred` is true: the barrier's phase completes once the TMA
+    copies that signal it have written that many bytes.
+  }];
+  let arguments = (ins BrickGPU_MemDescType:$barrier, I32Attr:$bytes, I1:$pred);
+  let assemblyFormat = "$barrier `,` $bytes `,` $pred attr-dict `:` qualified(type($barrier))";
+  let hasVerifier = 1;
+}
+
+def BrickGPU_WaitBarrierOp : BrickGPU_Op<"wait_barrier",
+    [MemoryEffects<[MemRead<BrickGPU_SharedMemory>, MemWrite<BrickGPU_SharedMemory>]>]> {
+  let summary = "Wait until the mbarrier's phase of parity `phase` has completed (every thread)";
+  let description = [{
+    `brickgpu.wait_barrier %bar, %phase : !brickgpu.memdesc<1xi64, #s>` spins on `mbarrier.try_wait.parity`.
+    Its optional `buffers` are what the awaited copies wrote: they stay allocated until the wait.
+  }];
+  let arguments = (ins BrickGPU_MemDescType:$barrier, I32:$phase, Variadic<BrickGPU_MemDescType>:$buffers);
+  let assemblyFormat = [{
+    $barrier `,` $phase (`buffers` $buffers^ `:` qualified(type($buffers)))? attr-dict `:` qualified(type($barrier))
+  }];
+  let hasVerifier = 1;
+}
+
+def BrickGPU_AsyncTMACopyGlobalToLocalOp : BrickGPU_Op<"async_tma_copy_global_to_local",
+    [MemoryEffects<[MemRead, MemWrite<BrickGPU_SharedMemory>]>]> {
+  let summary = "Start TMA copies of a descriptor's block into a shared buffer, signalling an mbarrier";
+  let description = [{
+    `brickgpu.async_tma_copy_global_to_local %map[%i, %j] %buffer, %bar, %pred : !brick.tensormap ->
+    !brickgpu.memdesc<128x64xf16, #nvmma>, !brickgpu.memdesc<1xi64, #s>` has thread 0 (where `%pred` holds)
+    issue `cp.async.bulk.tensor` for the block whose first element is at (`%i`, `%j`), one box per swizzle span
+    of its rows (as `brick::runtime::tmaBlockLayout` encodes the tensor map). Elements outside the tensor land as
+    zeros. The copies complete the barrier's transactions (`barrier_expect` the block's bytes first).
+  }];
+  let arguments = (ins Brick_TensorMapType:$map, Variadic<I32>:$indices, BrickGPU_MemDescType:$dst,
+                       BrickGPU_MemDescType:$barrier, I1:$pred);
+  let assemblyFormat = [{
+    $map `[` $indices `]` $dst `,` $barrier `,` $pred attr-dict `:` qualified(type($dst)) `,` qualified(type($barrier))
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // BRICKGPU_OPS_TD

@@ -125,7 +125,11 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
   }
   // Descriptor blocks become masked loads and stores first, so that canonicalization cleans their index
   // arithmetic (a splat of 1 times x is x) before the axis analysis reads it.
-  pm.addPass(mlir::brick::createBrickLowerTensorDescriptors());
+  // On sm_90a the blocks that feed dots stay for TMA.
+  mlir::brick::BrickLowerTensorDescriptorsOptions descriptors;
+  bool hopper = options.target.computeCapability == 90 && options.target.archSpecific;
+  descriptors.keepTMALoads = hopper && stage >= Stage::BrickGPU;
+  pm.addPass(mlir::brick::createBrickLowerTensorDescriptors(descriptors));
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
   pm.addPass(mlir::brick::createBrickCombine());
@@ -136,7 +140,7 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
     pm.addPass(mlir::brick::createBrickGPUCoalesce());
     mlir::brick::BrickGPUAccelerateDotOptions accelerate;
     accelerate.computeCapability = options.target.computeCapability;
-    accelerate.wgmma = options.target.computeCapability == 90 && options.target.archSpecific;
+    accelerate.wgmma = hopper;
     pm.addPass(mlir::brick::createBrickGPUAccelerateDot(accelerate));
     pm.addPass(mlir::brick::createBrickGPURemoveLayoutConversions());
     mlir::brick::BrickGPUPipelineOptions pipelining;
@@ -146,6 +150,8 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
     pm.addPass(mlir::createRemoveDeadValuesPass());
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
+    if (descriptors.keepTMALoads) // what the pipeline did not put in a ring
+      pm.addPass(mlir::brick::createBrickGPULowerDescriptorLoads());
     mlir::brick::BrickGPUAllocateSharedMemoryOptions allocation;
     allocation.maxSharedMemory = options.target.maxSharedMemory();
     pm.addPass(mlir::brick::createBrickGPUAllocateSharedMemory(allocation));

@@ -5,6 +5,7 @@
 #include "Internal.h"
 
 #include "brick/Compiler/Pipeline.h"
+#include "brick/Runtime/TensorMap.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -239,7 +240,7 @@ struct PackedArg {
 };
 
 runtime::Error pack(const std::string &kernelName, const std::vector<ParamInfo> &params, const LaunchArg *args,
-                    llvm::SmallVectorImpl<PackedArg> &packed) {
+                    bool encodeTensorMaps, llvm::SmallVectorImpl<PackedArg> &packed) {
   for (size_t i = 0; i < params.size(); ++i) {
     const ParamInfo &param = params[i];
     const LaunchArg &arg = args[i];
@@ -260,7 +261,17 @@ runtime::Error pack(const std::string &kernelName, const std::vector<ParamInfo> 
         push(static_cast<int32_t>(extent));
       for (int64_t stride : desc.strides)
         push(stride);
-      packed.push_back(PackedArg()); // the tensor map: read only by TMA code
+      PackedArg map; // the tensor map: read only by TMA code, left zero for other code
+      if (encodeTensorMaps) {
+        runtime::Expected<runtime::TensorMap> encoded = runtime::encodeTensorMap(
+            desc.address, std::max(1u, bitWidth(param.dtype) / 8), desc.shape, desc.strides, desc.blockShape);
+        if (!encoded)
+          return runtime::Error("kernel '" + kernelName + "': parameter " + std::to_string(i) + ": " +
+                                encoded.error().message());
+        static_assert(sizeof(map.bytes) == sizeof(encoded->bytes));
+        std::memcpy(map.bytes, encoded->bytes, sizeof(map.bytes));
+      }
+      packed.push_back(map);
       continue;
     }
     PackedArg value;
@@ -457,7 +468,7 @@ runtime::Error launch(const std::string &name, const std::vector<ParamInfo> &par
     }
   }
   llvm::SmallVector<PackedArg, 24> packed;
-  if (runtime::Error error = pack(name, params, args, packed))
+  if (runtime::Error error = pack(name, params, args, loaded->readsTensorMaps(), packed))
     return error;
   llvm::SmallVector<void *, 24> pointers;
   for (PackedArg &value : packed)

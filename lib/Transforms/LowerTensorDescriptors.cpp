@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "brick/Dialect/Brick/BrickDialect.h"
+#include "brick/Runtime/TensorMap.h"
 #include "brick/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -63,7 +64,24 @@ std::pair<Value, Value> blockAddresses(OpBuilder &b, Location loc, MakeTensorDes
   return {address, mask};
 }
 
+/// Whether TMA (on sm_90a) can take `load`: a 2-D block of 1- or 2-byte elements (what wgmma reads from shared
+/// memory) whose rows fill a swizzle span, read only as dot operands.
+bool takenByTMA(DescriptorLoadOp load) {
+  auto type = cast<RankedTensorType>(load.getType());
+  unsigned bits = type.getElementTypeBitWidth();
+  if (type.getRank() != 2 || type.getDimSize(0) < 8 || (bits != 8 && bits != 16) || load->use_empty())
+    return false;
+  if (!::brick::runtime::tmaBlockLayout(type.getDimSize(1), bits / 8).swizzleBytes)
+    return false;
+  return llvm::all_of(load->getUses(), [](OpOperand &use) {
+    auto dot = dyn_cast<DotOp>(use.getOwner());
+    return dot && use.getOperandNumber() < 2;
+  });
+}
+
 struct LowerTensorDescriptorsPass : impl::BrickLowerTensorDescriptorsBase<LowerTensorDescriptorsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     bool failed = false;
     auto descriptorOf = [&](Operation *op, Value desc) -> MakeTensorDescriptorOp {
@@ -79,7 +97,7 @@ struct LowerTensorDescriptorsPass : impl::BrickLowerTensorDescriptorsBase<LowerT
       Location loc = op->getLoc();
       if (auto load = dyn_cast<DescriptorLoadOp>(op)) {
         MakeTensorDescriptorOp desc = descriptorOf(op, load.getDesc());
-        if (!desc)
+        if (!desc || (keepTMALoads && takenByTMA(load)))
           return;
         auto [pointers, mask] = blockAddresses(b, loc, desc, load.getIndices());
         auto type = cast<RankedTensorType>(load.getType());

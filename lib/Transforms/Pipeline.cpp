@@ -29,9 +29,16 @@
 // Iterations past the loop's end copy nothing (their copies are masked off), so the prologue and the last
 // iterations need no special cases.
 //
+// A brick.descriptor_load kept for TMA (sm_90a) whose only use is a local_alloc laid out as its tensor map
+// writes (#nvmma_shared with tmaBlockLayout's swizzle) is copied the same way, but by TMA: a ring of S mbarriers
+// (initialized before the loop, invalidated after it) goes with the rings of buffers; thread 0 arrives on slot
+// s's barrier expecting every TMA load's bytes and issues the copies into slot s; each iteration waits on its
+// slot's barrier with the parity of its pass over the ring (a loop value that flips when the slot wraps).
+//
 //===----------------------------------------------------------------------===//
 
 #include "brick/Analysis/AxisInfo.h"
+#include "brick/Analysis/SharedMemory.h"
 #include "brick/Dialect/BrickGPU/BrickGPUDialect.h"
 #include "brick/Transforms/Passes.h"
 
@@ -49,21 +56,39 @@ namespace {
 using brickgpu::LocalAllocOp;
 using brickgpu::MemDescType;
 
-/// A load the pipeline turns into copies, the local_alloc it fills, and the ring that replaces it.
+/// A load the pipeline turns into copies (a brick.load by cp.async, a brick.descriptor_load by TMA), the
+/// local_alloc it fills, and the ring that replaces it.
 struct Prefetched {
-  LoadOp load;
+  Operation *load;
   LocalAllocOp alloc;
   Value ring;
+  bool byTMA() const { return isa<DescriptorLoadOp>(load); }
 };
+
+/// Whether the only users of `alloc` (next to `load` in its block) are what reads a dot operand.
+bool readOnlyByDots(Operation *load, LocalAllocOp alloc) {
+  return alloc && alloc->getBlock() == load->getBlock() &&
+         llvm::all_of(alloc->getUsers(),
+                      [](Operation *user) { return isa<brickgpu::LocalLoadOp, brickgpu::WarpGroupDotOp>(user); });
+}
+
+/// The buffer `load` (a descriptor block kept for TMA) can be copied into by TMA: its only user, laid out as the
+/// tensor map writes it.
+LocalAllocOp tmaTarget(DescriptorLoadOp load) {
+  if (!load->hasOneUse() || !load.getDesc().getDefiningOp<MakeTensorDescriptorOp>())
+    return {};
+  auto alloc = dyn_cast<LocalAllocOp>(*load->getUsers().begin());
+  if (!readOnlyByDots(load, alloc))
+    return {};
+  return brickgpu::isTMALayout(alloc.getType()) ? alloc : LocalAllocOp();
+}
 
 /// Whether `load` (directly in `loop`'s body) can become cp.async copies into the buffer of its only user.
 LocalAllocOp copyTarget(LoadOp load, const ModuleAxisInfo &axisInfo) {
   if (!load->hasOneUse() || load.getIsVolatile() || (load.getOther() && !isZeroConstant(load.getOther())))
     return {};
   auto alloc = dyn_cast<LocalAllocOp>(*load->getUsers().begin());
-  if (!alloc || alloc->getBlock() != load->getBlock() ||
-      !llvm::all_of(alloc->getUsers(),
-                    [](Operation *user) { return isa<brickgpu::LocalLoadOp, brickgpu::WarpGroupDotOp>(user); }))
+  if (!readOnlyByDots(load, alloc))
     return {};
   auto pointers = dyn_cast<RankedTensorType>(load.getPtr().getType());
   if (!pointers || !brickgpu::getLayout(pointers))
@@ -166,9 +191,15 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
       if (writes || loop.getUnsignedCmp())
         return;
       SmallVector<Prefetched> loads;
-      for (auto load : loop.getBody()->getOps<LoadOp>())
-        if (LocalAllocOp alloc = copyTarget(load, axisInfo))
-          loads.push_back({load, alloc, Value()});
+      for (Operation &op : loop.getBody()->getOperations()) {
+        LocalAllocOp alloc;
+        if (auto load = dyn_cast<LoadOp>(op))
+          alloc = copyTarget(load, axisInfo);
+        else if (auto load = dyn_cast<DescriptorLoadOp>(op))
+          alloc = tmaTarget(load);
+        if (alloc)
+          loads.push_back({&op, alloc, Value()});
+      }
       if (!loads.empty())
         plans.emplace_back(loop, std::move(loads));
     });
@@ -179,10 +210,16 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
   void pipeline(scf::ForOp loop, SmallVector<Prefetched> &loads) {
     SmallVector<Value> roots;
     for (Prefetched &p : loads) {
-      roots.push_back(p.load.getPtr());
-      if (p.load.getMask())
-        roots.push_back(p.load.getMask());
+      if (auto load = dyn_cast<LoadOp>(p.load)) {
+        roots.push_back(load.getPtr());
+        if (load.getMask())
+          roots.push_back(load.getMask());
+      } else {
+        llvm::append_range(roots, cast<DescriptorLoadOp>(p.load).getIndices());
+      }
     }
+    bool anyCopies = llvm::any_of(loads, [](Prefetched &p) { return !p.byTMA(); });
+    bool anyTMA = llvm::any_of(loads, [](Prefetched &p) { return p.byTMA(); });
     std::optional<Slice> slice = sliceOf(loop, roots);
     if (!slice)
       return;
@@ -215,6 +252,19 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
       auto ringType = MemDescType::get(context, shape, slot.getElementType(), slot.getEncoding());
       p.ring = LocalAllocOp::create(b, p.alloc.getLoc(), ringType, Value()); // the dot's line, for errors
     }
+    // One mbarrier per slot for the TMA copies, and the bytes they bring each iteration.
+    Value barriers;
+    brickgpu::MemDescType barrierType;
+    int64_t tmaBytes = 0;
+    if (anyTMA) {
+      auto encoding = brickgpu::SharedEncodingAttr::get(context, 1, 1, 1, {0});
+      barrierType = MemDescType::get(context, {1}, b.getI64Type(), encoding);
+      barriers = LocalAllocOp::create(b, loc, MemDescType::get(context, {int64_t(stages), 1}, b.getI64Type(), encoding),
+                                      Value());
+      for (Prefetched &p : loads)
+        if (p.byTMA())
+          tmaBytes += p.alloc.getType().getNumElements() * getSharedElementBytes(p.alloc.getType().getElementType());
+    }
 
     // Copies of iteration `iv` (the slice evaluated under `map`) into slot `slot` of each ring, one group.
     auto issue = [&](OpBuilder &builder, IRMapping &map, Value inductionVar, Value iv, Value slot) {
@@ -222,17 +272,32 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
       for (Operation *op : slice->ops)
         builder.clone(*op, map);
       Value inRange = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, iv, loop.getUpperBound());
+      Value barrier;
+      if (anyTMA) {
+        barrier = brickgpu::MemDescIndexOp::create(builder, loc, barrierType, barriers, slot);
+        brickgpu::BarrierExpectOp::create(builder, loc, barrier, tmaBytes, inRange);
+      }
       for (Prefetched &p : loads) {
-        Value pointers = map.lookupOrDefault(p.load.getPtr());
+        if (auto load = dyn_cast<DescriptorLoadOp>(p.load)) {
+          Value buffer = brickgpu::MemDescIndexOp::create(builder, loc, p.alloc.getType(), p.ring, slot);
+          auto desc = load.getDesc().getDefiningOp<MakeTensorDescriptorOp>();
+          SmallVector<Value> indices =
+              llvm::map_to_vector(load.getIndices(), [&](Value index) { return map.lookupOrDefault(index); });
+          brickgpu::AsyncTMACopyGlobalToLocalOp::create(builder, loc, desc.getMap(), indices, buffer, barrier, inRange);
+          continue;
+        }
+        auto load = cast<LoadOp>(p.load);
+        Value pointers = map.lookupOrDefault(load.getPtr());
         auto maskType = RankedTensorType::get(cast<RankedTensorType>(pointers.getType()).getShape(),
                                               builder.getI1Type(), cast<RankedTensorType>(pointers.getType()).getEncoding());
         Value mask = SplatOp::create(builder, loc, maskType, inRange);
-        if (p.load.getMask())
-          mask = arith::AndIOp::create(builder, loc, map.lookupOrDefault(p.load.getMask()), mask);
+        if (load.getMask())
+          mask = arith::AndIOp::create(builder, loc, map.lookupOrDefault(load.getMask()), mask);
         Value buffer = brickgpu::MemDescIndexOp::create(builder, loc, p.alloc.getType(), p.ring, slot);
         brickgpu::AsyncCopyGlobalToLocalOp::create(builder, loc, pointers, buffer, mask);
       }
-      brickgpu::AsyncCommitGroupOp::create(builder, loc);
+      if (anyCopies)
+        brickgpu::AsyncCommitGroupOp::create(builder, loc);
     };
     // The loop-carried values of the iteration after the one `map` evaluates (`carried(i)` is the block
     // argument of loop value i).
@@ -249,6 +314,13 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
     // Prologue: iterations 0 .. S-2. The ring may reuse bytes that something before the loop still reads: every
     // thread is done with those before any copy lands.
     brickgpu::BarrierOp::create(b, loc);
+    if (anyTMA) {
+      for (unsigned stage = 0; stage < stages; ++stage)
+        brickgpu::InitBarrierOp::create(
+            b, loc, brickgpu::MemDescIndexOp::create(b, loc, barrierType, barriers, constant(b, b.getI32Type(), stage)),
+            1);
+      brickgpu::BarrierOp::create(b, loc); // every thread sees them initialized
+    }
     IRMapping prologue;
     for (unsigned index : slice->carried)
       prologue.map(loop.getRegionIterArg(index), loop.getInitArgs()[index]);
@@ -263,6 +335,8 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
     SmallVector<Value> inits(loop.getInitArgs());
     llvm::append_range(inits, aheadValues);
     inits.push_back(constant(b, b.getI32Type(), 0));
+    if (anyTMA)
+      inits.push_back(constant(b, b.getI32Type(), 0)); // the parity of slot 0's first phase
     auto pipelined = scf::ForOp::create(b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(), inits);
     Block *body = pipelined.getBody();
     if (!body->empty())
@@ -276,10 +350,12 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
     for (Value &value : yieldedValues)
       if (auto argument = dyn_cast<BlockArgument>(value); argument && argument.getOwner() == loop.getBody())
         value = pipelined.getBody()->getArgument(argument.getArgNumber());
-    Value readSlot = body->getArguments().back();
+    Value readSlot = body->getArgument(pipelined.getNumInductionVars() + original + aheadValues.size());
+    Value phase = anyTMA ? body->getArguments().back() : Value();
 
     OpBuilder inside = OpBuilder::atBlockBegin(body);
-    brickgpu::AsyncWaitOp::create(inside, loc, ValueRange{}, ahead - 1);
+    if (anyCopies)
+      brickgpu::AsyncWaitOp::create(inside, loc, ValueRange{}, ahead - 1);
     brickgpu::BarrierOp::create(inside, loc);
     Value last = constant(inside, inside.getI32Type(), stages - 1);
     Value zero = constant(inside, inside.getI32Type(), 0);
@@ -297,13 +373,18 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
     issue(inside, steady, pipelined.getInductionVar(), iterationAhead(inside, pipelined.getInductionVar(), ahead),
           writeSlot);
     SmallVector<Value> aheadNext = advance(steady, [&](unsigned i) { return pipelined.getRegionIterArg(i); });
+    if (anyTMA) {
+      // This iteration's copies (issued `ahead` iterations ago) have landed once its slot's phase completes.
+      Value barrier = brickgpu::MemDescIndexOp::create(inside, loc, barrierType, barriers, readSlot);
+      brickgpu::WaitBarrierOp::create(inside, loc, barrier, phase, ValueRange{});
+    }
 
     for (Prefetched &p : loads) {
       OpBuilder at(p.alloc);
       Value slot = brickgpu::MemDescIndexOp::create(at, loc, p.alloc.getType(), p.ring, readSlot);
       p.alloc.replaceAllUsesWith(slot);
       p.alloc.erase();
-      p.load.erase();
+      p.load->erase();
     }
     Operation *yield = body->getTerminator();
     OpBuilder atEnd(yield);
@@ -311,6 +392,8 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
     llvm::append_range(yielded, aheadNext);
     Value readsLast = arith::CmpIOp::create(atEnd, loc, arith::CmpIPredicate::eq, readSlot, last);
     yielded.push_back(arith::SelectOp::create(atEnd, loc, readsLast, zero, arith::AddIOp::create(atEnd, loc, readSlot, one)));
+    if (anyTMA) // the next pass over the ring waits for the other parity
+      yielded.push_back(arith::SelectOp::create(atEnd, loc, readsLast, arith::XOrIOp::create(atEnd, loc, phase, one), phase));
     scf::YieldOp::create(atEnd, loc, yielded);
     yield->erase();
 
@@ -331,8 +414,14 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
 
     // Drain: no copy may land after the ring's bytes are given to something else.
     SmallVector<Value> rings = llvm::map_to_vector(loads, [](Prefetched &p) { return p.ring; });
-    brickgpu::AsyncWaitOp::create(after, loc, rings, 0);
+    if (anyCopies)
+      brickgpu::AsyncWaitOp::create(after, loc, rings, 0);
     brickgpu::BarrierOp::create(after, loc);
+    // Every TMA copy issued was waited for in its iteration (those past the end were never issued).
+    if (anyTMA)
+      for (unsigned stage = 0; stage < stages; ++stage)
+        brickgpu::InvalidateBarrierOp::create(
+            after, loc, brickgpu::MemDescIndexOp::create(after, loc, barrierType, barriers, constant(after, after.getI32Type(), stage)));
     loop.replaceAllUsesWith(pipelined.getResults().take_front(original));
     for (auto [index, value] : finished)
       pipelined.getResult(index).replaceAllUsesExcept(value, value.getDefiningOp());

@@ -179,9 +179,14 @@ TEST_P(Examples, MatmulWarpGroupConfigs) {
   for (examples::MatmulConfig config : {examples::MatmulConfig{256, 128, 64, 8, 8, 4}, examples::MatmulConfig{128, 256, 64, 8, 8, 3},
                                         examples::MatmulConfig{64, 256, 64, 8, 4, 4}, examples::MatmulConfig{64, 128, 32, 8, 8, 2},
                                         examples::MatmulConfig{128, 64, 16, 8, 4, 5}})
+  {
     for (bool transposed : {false, true})
       EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = 700, .n = 500, .k = 300, .transposeA = transposed,
                                                           .transposeB = transposed, .config = config}));
+    // Through descriptors (TMA on sm_90a): rows of 32 to 512 bytes, so every swizzle and 1 to 4 boxes a block.
+    EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = 700, .n = 500, .k = 300, .padding = 4, .config = config,
+                                                       .descriptors = true}));
+  }
 }
 
 TEST_P(Examples, MoeBf16) {

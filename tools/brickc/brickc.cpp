@@ -100,6 +100,8 @@ int main(int argc, char **argv) {
       if (next != constants.size() || next != expected)
         return fail("--constants: example '" + exampleName + "' has " + Twine(expected) + " Const parameters, got " +
                     Twine(constants.size()));
+      if (example->withConstants)
+        spec = example->withConstants(std::vector<int64_t>(constants.begin(), constants.end()));
     }
     brick::BuildResult built = example->buildSpecialization(&context, spec, [&](mlir::Operation *op) {
       module = mlir::OwningOpRef<mlir::ModuleOp>(cast<mlir::ModuleOp>(op->clone()));

@@ -58,15 +58,20 @@ public:
   static Expected<LoadedKernel> load(const Device &device, const KernelBundle &bundle);
   const KernelBundle &bundle() const { return bundle_; }
   const Function &function() const { return function_; }
+  /// Whether the code reads tensor maps (TMA copies): its TensorMap arguments must then be encoded
+  /// (encodeTensorMap); other code ignores them.
+  bool readsTensorMaps() const { return readsTensorMaps_; }
   /// Launches with `grid` programs; `arguments` point at one value per bundle parameter.
   Error launch(std::array<unsigned, 3> grid, const Stream *stream, void **arguments) const;
 
 private:
   LoadedKernel(KernelBundle bundle, Module module, Function function)
-      : bundle_(std::move(bundle)), module_(std::make_shared<Module>(std::move(module))), function_(function) {}
+      : bundle_(std::move(bundle)), module_(std::make_shared<Module>(std::move(module))), function_(function),
+        readsTensorMaps_(bundle_.ptx.find("cp.async.bulk.tensor") != std::string::npos) {}
   KernelBundle bundle_;
   std::shared_ptr<Module> module_;
   Function function_;
+  bool readsTensorMaps_;
 };
 
 } // namespace brick::runtime

@@ -56,6 +56,11 @@ struct Driver {
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
                              void **, void **);
+  /// Optional (a driver for CUDA 12 or newer has it): null when missing, and only TMA launches need it.
+  CUresult (*cuTensorMapEncodeTiled)(void *tensorMap, int dataType, unsigned rank, void *globalAddress,
+                                     const uint64_t *globalDim, const uint64_t *globalStrides, const unsigned *boxDim,
+                                     const unsigned *elementStrides, int interleave, int swizzle, int l2Promotion,
+                                     int oobFill);
 
   /// The driver of this process, opened on first use from libcuda.so.1 (or $BRICK_CUDA_DRIVER) and
   /// initialized; the error says what was missing.

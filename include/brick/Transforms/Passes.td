@@ -20,8 +20,15 @@ def BrickLowerTensorDescriptors : Pass<"brick-lower-tensor-descriptors", "::mlir
     %base, [%rows, %cols], [%rowStride, %colStride], %map` becomes a `brick.load` of `base + (i + r) * rowStride
     + (j + c) * colStride` (offsets in i64) masked to `0 <= i + r < rows, 0 <= j + c < cols`, zeros elsewhere;
     `brick.descriptor_store` a `brick.store` under the same mask. The semantics every target and the interpreter
-    share; on sm_90a, loads TMA takes are left for it.
+    share.
+
+    With `keep-tma-loads` (sm_90a), a 2-D load whose only users are dot operands and whose rows fill a TMA swizzle
+    span (32 bytes or more: `brick::runtime::tmaBlockLayout`) of 1- or 2-byte elements stays: the pipeline copies
+    it with TMA into the dot's shared buffer, and brickgpu-lower-descriptor-loads what the pipeline leaves.
   }];
+  let options = [
+    Option<"keepTMALoads", "keep-tma-loads", "bool", "false", "Leave the loads that feed dots for TMA (sm_90a)">,
+  ];
   let dependentDialects = ["::mlir::brick::BrickDialect", "::mlir::arith::ArithDialect"];
 }
 
@@ -103,6 +110,22 @@ def BrickGPUPipeline : Pass<"brickgpu-pipeline", "::mlir::ModuleOp"> {
     Option<"numStages", "num-stages", "unsigned", "3", "Buffers in each ring (iterations in flight + 1)">,
   ];
   let dependentDialects = ["::mlir::brickgpu::BrickGPUDialect", "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
+def BrickGPULowerDescriptorLoads : Pass<"brickgpu-lower-descriptor-loads", "::mlir::ModuleOp"> {
+  let summary = "The descriptor loads kept for TMA that the pipeline did not take: one TMA copy each, awaited";
+  let description = [{
+    A `brick.descriptor_load` left for TMA (brick-lower-tensor-descriptors with `keep-tma-loads`) and not
+    pipelined becomes a TMA copy into a shared buffer laid out as its tensor map writes, behind a fresh mbarrier:
+
+      barrier; init_barrier %bar; barrier
+      barrier_expect %bar, <block bytes>; async_tma_copy_global_to_local %map[%i, %j] %buffer, %bar
+      wait_barrier %bar, 0; barrier; inval_barrier %bar
+
+    The buffer is the local_alloc the load fed when that has the tensor map's layout (a dot operand already in
+    shared memory); otherwise a new one, read back with a local_load. Then the tensor descriptors are unused.
+  }];
+  let dependentDialects = ["::mlir::brickgpu::BrickGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
 def BrickGPUAllocateSharedMemory : Pass<"brickgpu-allocate-shared-memory", "::mlir::ModuleOp"> {

@@ -76,6 +76,7 @@ struct ConvertBrickGPUToLLVMPass : impl::ConvertBrickGPUToLLVMBase<ConvertBrickG
     lowering::populateDotOperandPatterns(converter, patterns, loweringContext);
     lowering::populateWarpGroupDotPatterns(converter, patterns, loweringContext);
     lowering::populateAsyncCopyPatterns(converter, patterns, loweringContext);
+    lowering::populateTMAPatterns(converter, patterns, loweringContext);
     lowering::populateSharedMemoryPatterns(converter, patterns, loweringContext);
     lowering::populateDebugPatterns(converter, patterns, loweringContext);
     // Math on scalars: f16/bf16 through f32; polynomials where PTX has no (fast) instruction.

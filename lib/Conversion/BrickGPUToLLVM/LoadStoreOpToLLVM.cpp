@@ -104,18 +104,6 @@ std::string evictSuffix(EvictionPolicy evict) {
   }
 }
 
-Value inlineAsm(OpBuilder &b, Location loc, TypeRange results, ValueRange operands, StringRef text,
-                StringRef constraints, bool sideEffects) {
-  Type resultType;
-  if (results.size() == 1)
-    resultType = results.front();
-  else if (results.size() > 1)
-    resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(results));
-  auto op = LLVM::InlineAsmOp::create(b, loc, resultType ? TypeRange{resultType} : TypeRange{}, operands, text,
-                                      constraints, sideEffects, /*is_align_stack=*/false, LLVM::TailCallKind::None,
-                                      LLVM::AsmDialectAttr(), ArrayAttr());
-  return op.getNumResults() ? op.getResult(0) : Value();
-}
 
 Value andPredicates(OpBuilder &b, Location loc, Value x, Value y) {
   if (!x)

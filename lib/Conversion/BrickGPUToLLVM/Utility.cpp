@@ -149,6 +149,20 @@ Value emitSharedOffset(OpBuilder &b, Location loc, ArrayRef<Value> coordinate, b
 
 void emitBarrier(OpBuilder &builder, Location loc) { NVVM::Barrier0Op::create(builder, loc); }
 
+Value inlineAsm(OpBuilder &b, Location loc, TypeRange results, ValueRange operands, StringRef text,
+                StringRef constraints, bool sideEffects) {
+  Type resultType;
+  if (results.size() == 1)
+    resultType = results.front();
+  else if (results.size() > 1)
+    resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(results));
+  auto op = LLVM::InlineAsmOp::create(b, loc, resultType ? TypeRange{resultType} : TypeRange{}, operands, text,
+                                      constraints, sideEffects, /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                                      LLVM::AsmDialectAttr(), ArrayAttr());
+  return op.getNumResults() ? op.getResult(0) : Value();
+}
+
+
 std::optional<SmallVector<unsigned>>
 mapRegisters(const brickgpu::LinearLayout &from, const brickgpu::LinearLayout &to,
              llvm::function_ref<brickgpu::LinearLayout::Coordinate(const brickgpu::LinearLayout::Coordinate &)> transform) {

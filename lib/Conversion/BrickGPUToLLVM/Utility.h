@@ -49,6 +49,9 @@ Value getSharedMemoryBase(OpBuilder &builder, Location loc, Operation *op);
 Value emitSharedOffset(OpBuilder &builder, Location loc, ArrayRef<Value> coordinate, brickgpu::MemDescType type);
 /// bar.sync 0.
 void emitBarrier(OpBuilder &builder, Location loc);
+/// Inline PTX `text` with LLVM constraints; its result (a struct when several), or null when it has none.
+Value inlineAsm(OpBuilder &b, Location loc, TypeRange results, ValueRange operands, StringRef text,
+                StringRef constraints, bool sideEffects);
 
 /// For each register of `to`, the register of `from` that holds the element `to`'s register holds after
 /// `transform` maps `to`'s coordinates into `from`'s; empty when that is not true of every thread (the lane
@@ -98,6 +101,7 @@ void populateAsyncCopyPatterns(LLVMTypeConverter &converter, RewritePatternSet &
 void populateDotOperandPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateWarpGroupDotPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateSharedMemoryPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
+void populateTMAPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateDebugPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateProgramPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 

@@ -1,6 +1,7 @@
 //===- BrickGPUDialect.cpp - Layout attributes, memdesc type, op verifiers -----===//
 
 #include "brick/Dialect/BrickGPU/BrickGPUDialect.h"
+#include "brick/Runtime/TensorMap.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -516,6 +517,56 @@ LogicalResult AsyncCopyGlobalToLocalOp::verify() {
       cast<brick::PointerType>(pointers.getElementType()).getPointeeType() != buffer.getElementType())
     return emitOpError() << "copies a block of pointers into a buffer of its shape and element type; got "
                          << getPtr().getType() << " into " << buffer;
+  return success();
+}
+
+namespace {
+/// An mbarrier is one 64-bit word of shared memory.
+LogicalResult verifyBarrier(Operation *op, MemDescType barrier) {
+  if (barrier.getShape() != ArrayRef<int64_t>{1} || !barrier.getElementType().isInteger(64))
+    return op->emitOpError() << "takes an mbarrier, a shared buffer of one i64 (memdesc<1xi64>); got " << barrier;
+  return success();
+}
+} // namespace
+
+LogicalResult InitBarrierOp::verify() {
+  if (getCount() < 1)
+    return emitOpError() << "expects at least one arrival, not " << getCount();
+  return verifyBarrier(*this, getBarrier().getType());
+}
+LogicalResult InvalidateBarrierOp::verify() { return verifyBarrier(*this, getBarrier().getType()); }
+LogicalResult BarrierExpectOp::verify() { return verifyBarrier(*this, getBarrier().getType()); }
+LogicalResult WaitBarrierOp::verify() { return verifyBarrier(*this, getBarrier().getType()); }
+
+NVMMASharedEncodingAttr mlir::brickgpu::getTMALayout(MLIRContext *context, ArrayRef<int64_t> shape, Type elementType) {
+  unsigned bytes = std::max(1u, elementType.getIntOrFloatBitWidth() / 8);
+  if (shape.size() != 2 || shape[0] % 8 != 0)
+    return {};
+  unsigned swizzle = ::brick::runtime::tmaBlockLayout(shape[1], bytes).swizzleBytes;
+  return swizzle ? NVMMASharedEncodingAttr::get(context, swizzle, {1, 0}) : NVMMASharedEncodingAttr();
+}
+
+bool mlir::brickgpu::isTMALayout(MemDescType type) {
+  NVMMASharedEncodingAttr tma = getTMALayout(type.getContext(), type.getShape(), type.getElementType());
+  return tma && type.getEncoding() == tma;
+}
+
+LogicalResult AsyncTMACopyGlobalToLocalOp::verify() {
+  if (failed(verifyBarrier(*this, getBarrier().getType())))
+    return failure();
+  MemDescType buffer = getDst().getType();
+  if (buffer.getShape().size() != 2 || getIndices().size() != 2)
+    return emitOpError() << "copies 2-D blocks at 2 coordinates; got " << buffer << " at " << getIndices().size();
+  // The runtime encodes the tensor map with the swizzle tmaBlockLayout gives; the buffer must be laid out alike.
+  if (!isTMALayout(buffer)) {
+    NVMMASharedEncodingAttr tma = getTMALayout(getContext(), buffer.getShape(), buffer.getElementType());
+    InFlightDiagnostic error = emitOpError() << "writes the layout its tensor map gives, ";
+    if (tma)
+      error << tma;
+    else
+      error << "unswizzled 16-byte rows (which TMA copies here do not use)";
+    return error << "; got " << buffer;
+  }
   return success();
 }
 

@@ -176,3 +176,45 @@ func.func @f(%p: tensor<64x64x!brick.ptr<f32>, #blocked>, %buffer: !brickgpu.mem
 #shared = #brickgpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
 // expected-error @+1 {{a shared-memory block has a static power-of-two shape (a ring of them any number of buffers first)}}
 func.func @f(%ring: !brickgpu.memdesc<3x48x64xf16, #shared>) { return }
+
+// -----
+
+#s = #brickgpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @f(%bar: !brickgpu.memdesc<2xi64, #s>) {
+  // expected-error @+1 {{takes an mbarrier, a shared buffer of one i64 (memdesc<1xi64>)}}
+  brickgpu.init_barrier %bar, 1 : !brickgpu.memdesc<2xi64, #s>
+  return
+}
+
+// -----
+
+#s = #brickgpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @f(%bar: !brickgpu.memdesc<1xi64, #s>) {
+  // expected-error @+1 {{expects at least one arrival, not 0}}
+  brickgpu.init_barrier %bar, 0 : !brickgpu.memdesc<1xi64, #s>
+  return
+}
+
+// -----
+
+// The runtime encodes a tensor map with the widest swizzle a block's rows fill (128 bytes for rows of 256): a
+// buffer with another layout would read the block scrambled.
+#s = #brickgpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#n64 = #brickgpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>
+func.func @f(%map: !brick.tensormap, %i: i32, %buffer: !brickgpu.memdesc<32x128xf16, #n64>,
+             %bar: !brickgpu.memdesc<1xi64, #s>, %pred: i1) {
+  // expected-error @+1 {{writes the layout its tensor map gives, #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>; got}}
+  brickgpu.async_tma_copy_global_to_local %map[%i, %i] %buffer, %bar, %pred : !brickgpu.memdesc<32x128xf16, #n64>, !brickgpu.memdesc<1xi64, #s>
+  return
+}
+
+// -----
+
+#s = #brickgpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#n128 = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+func.func @f(%map: !brick.tensormap, %i: i32, %buffer: !brickgpu.memdesc<32x128xf16, #n128>,
+             %bar: !brickgpu.memdesc<1xi64, #s>, %pred: i1) {
+  // expected-error @+1 {{copies 2-D blocks at 2 coordinates}}
+  brickgpu.async_tma_copy_global_to_local %map[%i] %buffer, %bar, %pred : !brickgpu.memdesc<32x128xf16, #n128>, !brickgpu.memdesc<1xi64, #s>
+  return
+}

@@ -36,6 +36,13 @@ LinearLayout getLinearLayout(RankedTensorType type);
 /// arguments) has a distributed layout. Otherwise an error at the first value without one, naming `pass`.
 LogicalResult verifyEveryBlockHasALayout(Operation *module, llvm::StringRef pass);
 
+/// The layout TMA writes a 2-D block of `shape` in (its tensor map's swizzle, brick::runtime::tmaBlockLayout,
+/// rows along the last dimension), or null when it writes rows unswizzled (16 bytes), which no buffer layout
+/// here describes.
+NVMMASharedEncodingAttr getTMALayout(MLIRContext *context, ArrayRef<int64_t> shape, Type elementType);
+/// Whether TMA copies of a descriptor's blocks can land in `type` as they are.
+bool isTMALayout(MemDescType type);
+
 } // namespace mlir::brickgpu
 
 #define GET_OP_CLASSES

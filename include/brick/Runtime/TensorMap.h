@@ -1,0 +1,54 @@
+//===- TensorMap.h - How a descriptor's block lands in shared memory through TMA ------------===//
+//
+// The compiler and the runtime must agree on the tensor map of a TensorDescriptor parameter without telling
+// each other: the runtime encodes it at launch (cuTensorMapEncodeTiled), the compiler lays out the shared
+// buffer TMA writes. Both follow tmaBlockLayout: the widest swizzle (128, 64 or 32 bytes) that a row of the
+// block fills, and boxes one swizzle span wide, side by side. A block whose rows are wider than 128 bytes
+// takes several copies, each landing as a whole column of swizzle-wide rows: the #brickgpu.nvmma_shared layout.
+//
+//===----------------------------------------------------------------------===//
+#ifndef BRICK_RUNTIME_TENSORMAP_H
+#define BRICK_RUNTIME_TENSORMAP_H
+
+#include "brick/Runtime/Expected.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace brick::runtime {
+
+struct TmaBlockLayout {
+  /// 128, 64 or 32; 0: no swizzle (rows of 16 bytes), which the compiler does not copy with TMA.
+  unsigned swizzleBytes = 0;
+  /// Elements of one box along the innermost dimension; the block takes innerBlock / boxInner copies.
+  int64_t boxInner = 0;
+};
+
+/// The layout TMA gives a block whose innermost dimension has `innerBlock` elements of `elementBytes` bytes
+/// (a power of two, at least 16 bytes in all: what launches check).
+inline TmaBlockLayout tmaBlockLayout(int64_t innerBlock, unsigned elementBytes) {
+  int64_t rowBytes = innerBlock * elementBytes;
+  TmaBlockLayout layout;
+  for (unsigned swizzle : {128u, 64u, 32u})
+    if (rowBytes % swizzle == 0) {
+      layout.swizzleBytes = swizzle;
+      break;
+    }
+  layout.boxInner = layout.swizzleBytes ? layout.swizzleBytes / elementBytes : innerBlock;
+  return layout;
+}
+
+/// A CUtensorMap: 128 opaque bytes, 64-byte aligned.
+struct alignas(64) TensorMap {
+  unsigned char bytes[128] = {};
+};
+
+/// Encodes the tensor map of a row-major tensor (shape and strides in elements, outermost first; the innermost
+/// stride is 1) read in blocks of `blockShape`, laid out as tmaBlockLayout says. Zeros fill what lies outside
+/// the tensor. The error says which requirement of the driver failed.
+Expected<TensorMap> encodeTensorMap(uint64_t address, unsigned elementBytes, const std::vector<int64_t> &shape,
+                                    const std::vector<int64_t> &strides, const std::vector<int64_t> &blockShape);
+
+} // namespace brick::runtime
+
+#endif // BRICK_RUNTIME_TENSORMAP_H

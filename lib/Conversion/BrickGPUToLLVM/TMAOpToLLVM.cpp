@@ -1,0 +1,115 @@
+//===- TMAOpToLLVM.cpp - mbarriers and TMA copies as PTX (sm_90a) -------------------===//
+//
+// Each op is one PTX instruction (or a wait loop) in inline assembly, since LLVM 22 selects few of their
+// forms: barriers and buffers are 32-bit shared-window addresses, the tensor map the generic address of the
+// kernel's __grid_constant__ parameter. Thread 0 initializes, invalidates, arrives and issues copies (under its
+// op's predicate); every thread waits.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+#include "brick/Runtime/TensorMap.h"
+
+namespace mlir::brick::lowering {
+namespace {
+
+/// A shared-memory pointer as the 32-bit address PTX's .shared instructions take.
+Value sharedAddress(OpBuilder &b, Location loc, Value pointer) {
+  return LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), pointer);
+}
+
+/// Whether this thread is thread 0 of the program, and `pred` (when given) holds.
+Value threadZero(OpBuilder &b, Location loc, Value pred = Value()) {
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  Value first = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, tid, i32Constant(b, loc, 0));
+  return pred ? LLVM::AndOp::create(b, loc, first, pred).getResult() : first;
+}
+
+struct InitBarrierLowering : ConvertOpToLLVMPattern<brickgpu::InitBarrierOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(brickgpu::InitBarrierOp op, OpAdaptor adaptor, ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    inlineAsm(b, loc, {}, {sharedAddress(b, loc, adaptor.getBarrier()), i32Constant(b, loc, op.getCount()), threadZero(b, loc)},
+              "@$2 mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,b", /*sideEffects=*/true);
+    b.eraseOp(op);
+    return success();
+  }
+};
+
+struct InvalidateBarrierLowering : ConvertOpToLLVMPattern<brickgpu::InvalidateBarrierOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(brickgpu::InvalidateBarrierOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    inlineAsm(b, loc, {}, {sharedAddress(b, loc, adaptor.getBarrier()), threadZero(b, loc)},
+              "@$1 mbarrier.inval.shared::cta.b64 [$0];", "r,b", /*sideEffects=*/true);
+    b.eraseOp(op);
+    return success();
+  }
+};
+
+struct BarrierExpectLowering : ConvertOpToLLVMPattern<brickgpu::BarrierExpectOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(brickgpu::BarrierExpectOp op, OpAdaptor adaptor, ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    inlineAsm(b, loc, {},
+              {sharedAddress(b, loc, adaptor.getBarrier()), i32Constant(b, loc, op.getBytes()),
+               threadZero(b, loc, adaptor.getPred())},
+              "@$2 mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,b", /*sideEffects=*/true);
+    b.eraseOp(op);
+    return success();
+  }
+};
+
+struct WaitBarrierLowering : ConvertOpToLLVMPattern<brickgpu::WaitBarrierOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(brickgpu::WaitBarrierOp op, OpAdaptor adaptor, ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    // try_wait suspends the thread for a while before it answers; the label is local to the { } block.
+    inlineAsm(b, loc, {}, {sharedAddress(b, loc, adaptor.getBarrier()), adaptor.getPhase()},
+              "{\n\t.reg .pred done;\n\tLAB_WAIT:\n\t"
+              "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n\t"
+              "@!done bra.uni LAB_WAIT;\n\t}",
+              "r,r", /*sideEffects=*/true);
+    b.eraseOp(op);
+    return success();
+  }
+};
+
+struct AsyncTMACopyLowering : ConvertOpToLLVMPattern<brickgpu::AsyncTMACopyGlobalToLocalOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(brickgpu::AsyncTMACopyGlobalToLocalOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    brickgpu::MemDescType buffer = op.getDst().getType();
+    ArrayRef<int64_t> shape = buffer.getShape();
+    unsigned bytes = std::max(1u, buffer.getElementType().getIntOrFloatBitWidth() / 8);
+    ::brick::runtime::TmaBlockLayout tma = ::brick::runtime::tmaBlockLayout(shape[1], bytes);
+    Value destination = sharedAddress(b, loc, adaptor.getDst());
+    Value barrier = sharedAddress(b, loc, adaptor.getBarrier());
+    Value issue = threadZero(b, loc, adaptor.getPred());
+    Value row = adaptor.getIndices()[0], column = adaptor.getIndices()[1];
+    // One box per swizzle span of the rows: box c holds columns [c * boxInner, (c + 1) * boxInner) of every row,
+    // whole, after box c - 1 (the columns of #nvmma_shared).
+    for (int64_t box = 0; box * tma.boxInner < shape[1]; ++box) {
+      Value boxColumn = LLVM::AddOp::create(b, loc, column, i32Constant(b, loc, box * tma.boxInner));
+      Value boxDestination =
+          LLVM::AddOp::create(b, loc, destination, i32Constant(b, loc, box * shape[0] * tma.boxInner * bytes));
+      inlineAsm(b, loc, {}, {boxDestination, adaptor.getMap(), boxColumn, row, barrier, issue},
+                "@$5 cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+                "[$0], [$1, {$2, $3}], [$4];",
+                "r,l,r,r,r,b", /*sideEffects=*/true);
+    }
+    b.eraseOp(op);
+    return success();
+  }
+};
+} // namespace
+
+void populateTMAPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &) {
+  patterns.add<InitBarrierLowering, InvalidateBarrierLowering, BarrierExpectLowering, WaitBarrierLowering,
+               AsyncTMACopyLowering>(converter);
+}
+
+} // namespace mlir::brick::lowering

@@ -1,0 +1,38 @@
+// mbarriers and TMA copies as PTX: thread 0 initializes, arrives and copies (one box per 128-byte swizzle span of
+// the rows, boxes a column of rows apart), everyone waits on the barrier's parity.
+// RUN: brick-opt %s -brickgpu-allocate-shared-memory -convert-brickgpu-to-llvm | FileCheck %s
+
+#b = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#s = #brickgpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: llvm.func @copy
+  // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
+  // CHECK: %[[FIRST:.*]] = llvm.icmp "eq" %[[TID]]
+  // CHECK: llvm.inline_asm has_side_effects "@$2 mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,b" %{{.*}}, %{{.*}}, %[[FIRST]]
+  // CHECK: %[[ARRIVE:.*]] = llvm.and %{{.*}}, %arg4 : i1
+  // CHECK: llvm.inline_asm has_side_effects "@$2 mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,b" %{{.*}}, %{{.*}}, %[[ARRIVE]]
+  // 32 rows of 256 bytes: two boxes of 64 columns, the second 32 x 128 bytes further on.
+  // CHECK: %[[DST:.*]] = llvm.ptrtoint %0 : !llvm.ptr<3> to i32
+  // CHECK: %[[BAR:.*]] = llvm.ptrtoint %2 : !llvm.ptr<3> to i32
+  // CHECK: %[[ISSUE:.*]] = llvm.and %{{.*}}, %arg4 : i1
+  // CHECK: %[[COL0:.*]] = llvm.add %arg3, %{{.*}} : i32
+  // CHECK: %[[DST0:.*]] = llvm.add %[[DST]], %{{.*}} : i32
+  // CHECK: llvm.inline_asm has_side_effects "@$5 cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];", "r,l,r,r,r,b" %[[DST0]], %arg0, %[[COL0]], %arg2, %[[BAR]], %[[ISSUE]]
+  // CHECK: %[[C64:.*]] = llvm.mlir.constant(64 : i32)
+  // CHECK: %[[COL1:.*]] = llvm.add %arg3, %[[C64]]
+  // CHECK: %[[OFF:.*]] = llvm.mlir.constant(4096 : i32)
+  // CHECK: %[[DST1:.*]] = llvm.add %[[DST]], %[[OFF]]
+  // CHECK: cp.async.bulk.tensor.2d{{.*}} %[[DST1]], %arg0, %[[COL1]], %arg2, %[[BAR]], %[[ISSUE]]
+  // CHECK: llvm.inline_asm has_side_effects "{{.*}}mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;{{.*}}@!done bra.uni LAB_WAIT;{{.*}}", "r,r" %{{.*}}, %arg5
+  // CHECK: llvm.inline_asm has_side_effects "@$1 mbarrier.inval.shared::cta.b64 [$0];", "r,b"
+  func.func @copy(%map: !brick.tensormap, %unused: i32, %i: i32, %j: i32, %pred: i1, %phase: i32) {
+    %buffer = brickgpu.local_alloc : () -> !brickgpu.memdesc<32x128xf16, #b>
+    %bar = brickgpu.local_alloc : () -> !brickgpu.memdesc<1xi64, #s>
+    brickgpu.init_barrier %bar, 1 : !brickgpu.memdesc<1xi64, #s>
+    brickgpu.barrier_expect %bar, 8192, %pred : !brickgpu.memdesc<1xi64, #s>
+    brickgpu.async_tma_copy_global_to_local %map[%i, %j] %buffer, %bar, %pred : !brickgpu.memdesc<32x128xf16, #b>, !brickgpu.memdesc<1xi64, #s>
+    brickgpu.wait_barrier %bar, %phase buffers %buffer : !brickgpu.memdesc<32x128xf16, #b> : !brickgpu.memdesc<1xi64, #s>
+    brickgpu.inval_barrier %bar : !brickgpu.memdesc<1xi64, #s>
+    return
+  }
+}

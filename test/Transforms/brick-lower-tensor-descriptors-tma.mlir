@@ -1,0 +1,54 @@
+// With keep-tma-loads (sm_90a), 2-D blocks of 1- or 2-byte elements whose rows fill a swizzle span (32 bytes or
+// more) and which only dots read stay descriptor loads, for TMA; every other block becomes a masked load.
+// RUN: brick-opt %s -split-input-file -brick-lower-tensor-descriptors=keep-tma-loads=true | FileCheck %s
+// RUN: brick-opt %s -split-input-file -brick-lower-tensor-descriptors | FileCheck %s --check-prefix=OFF
+
+// CHECK-LABEL: func.func @dot_operands
+// CHECK: %[[A:.*]] = brick.descriptor_load %{{.*}} -> tensor<64x32xf16>
+// CHECK: %[[B:.*]] = brick.descriptor_load %{{.*}} -> tensor<32x64xf16>
+// CHECK: brick.dot %[[A]], %[[B]]
+// Also read by a store: through pointers.
+// CHECK: %[[E:.*]] = brick.load {{.*}} : tensor<64x32x!brick.ptr<f16>>
+// CHECK: brick.store {{.*}}, %[[E]]
+// Rows of 16 bytes (no swizzle): through pointers; the other operand, 8 rows of 128 bytes, stays.
+// CHECK: brick.load {{.*}} : tensor<64x8x!brick.ptr<f16>>
+// CHECK: brick.descriptor_load {{.*}} -> tensor<8x64xf16>
+// Blocks of fewer than 8 rows (one swizzle pattern): through pointers.
+// CHECK: brick.load {{.*}} : tensor<4x64x!brick.ptr<f16>>
+// CHECK-NOT: brick.descriptor_load
+// OFF-LABEL: func.func @dot_operands
+// OFF-NOT: brick.descriptor_load
+func.func @dot_operands(%p: !brick.ptr<f16>, %q: !brick.ptr<f16>, %m: i32, %s: i64, %map: !brick.tensormap,
+                        %i: i32, %j: i32, %acc: tensor<64x64xf32>, %acc2: tensor<64x64xf32>) {
+  %c1 = arith.constant 1 : i64
+  %da = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1], %map : !brick.ptr<f16> -> !brick.tensordesc<64x32xf16>
+  %db = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1], %map : !brick.ptr<f16> -> !brick.tensordesc<32x64xf16>
+  %dn = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1], %map : !brick.ptr<f16> -> !brick.tensordesc<64x8xf16>
+  %dk = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1], %map : !brick.ptr<f16> -> !brick.tensordesc<8x64xf16>
+  %ds = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1], %map : !brick.ptr<f16> -> !brick.tensordesc<4x64xf16>
+  %a = brick.descriptor_load %da[%i, %j] : !brick.tensordesc<64x32xf16> -> tensor<64x32xf16>
+  %b = brick.descriptor_load %db[%j, %i] : !brick.tensordesc<32x64xf16> -> tensor<32x64xf16>
+  %d = brick.dot %a, %b, %acc : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+  %e = brick.descriptor_load %da[%j, %i] : !brick.tensordesc<64x32xf16> -> tensor<64x32xf16>
+  brick.descriptor_store %da[%i, %i], %e : !brick.tensordesc<64x32xf16>, tensor<64x32xf16>
+  %n = brick.descriptor_load %dn[%i, %j] : !brick.tensordesc<64x8xf16> -> tensor<64x8xf16>
+  %k = brick.descriptor_load %dk[%i, %j] : !brick.tensordesc<8x64xf16> -> tensor<8x64xf16>
+  %d2 = brick.dot %n, %k, %acc2 : tensor<64x8xf16> * tensor<8x64xf16> -> tensor<64x64xf32>
+  %sm = brick.descriptor_load %ds[%i, %j] : !brick.tensordesc<4x64xf16> -> tensor<4x64xf16>
+  brick.descriptor_store %ds[%i, %j], %sm : !brick.tensordesc<4x64xf16>, tensor<4x64xf16>
+  return
+}
+
+// -----
+
+// f32 operands (tf32 stays on mma.sync, which reads registers): through pointers.
+// CHECK-LABEL: func.func @f32_operands
+// CHECK-NOT: brick.descriptor_load
+func.func @f32_operands(%p: !brick.ptr<f32>, %m: i32, %s: i64, %map: !brick.tensormap, %i: i32,
+                        %acc: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %c1 = arith.constant 1 : i64
+  %da = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1], %map : !brick.ptr<f32> -> !brick.tensordesc<64x64xf32>
+  %a = brick.descriptor_load %da[%i, %i] : !brick.tensordesc<64x64xf32> -> tensor<64x64xf32>
+  %d = brick.dot %a, %a, %acc : tensor<64x64xf32> * tensor<64x64xf32> -> tensor<64x64xf32>
+  return %d : tensor<64x64xf32>
+}
