@@ -255,6 +255,9 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
                 result.second);
   };
   if (!sweep.empty()) {
+    // BRICK_BENCH_MATMUL_DESCRIPTORS=1: sweep examples::matmulDescriptors (TMA on sm_90a) instead.
+    const char *descriptorsEnv = std::getenv("BRICK_BENCH_MATMUL_DESCRIPTORS");
+    bool descriptors = descriptorsEnv && std::string(descriptorsEnv) == "1";
     for (bool bf16 : {false, true})
       for (auto [m, n, k] : {std::tuple{4096, 4096, 4096}, {16, 8192, 8192}}) {
         std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
@@ -264,9 +267,11 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
                         config.blockM, config.blockN, config.blockK, config.groupM, config.warps, config.stages);
           if (bf16) {
             MatmulShape<brick::bf16> problem(m, n, k, Precision::TF32, target);
+            problem.descriptors = descriptors;
             report(key, problem.measure(config));
           } else {
             MatmulShape<brick::f16> problem(m, n, k, Precision::TF32, target);
+            problem.descriptors = descriptors;
             report(key, problem.measure(config));
           }
         }
@@ -285,12 +290,19 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
       report("matmul_bf16_" + shape, problem.measure(configFor(m, n, k, 2)));
     }
   }
-  // The same product through tensor descriptors (examples::matmulDescriptors).
-  for (auto [m, n, k] : {std::tuple{4096, 4096, 4096}, {8192, 8192, 8192}}) {
-    MatmulShape<brick::f16> problem(m, n, k, Precision::TF32, target);
-    problem.descriptors = true;
-    report("matmul_descriptors_fp16_" + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k),
-           problem.measure(configFor(m, n, k, 2)));
+  // The same products through tensor descriptors (examples::matmulDescriptors: TMA on sm_90a).
+  for (auto [m, n, k] : {std::tuple{4096, 4096, 4096}, {8192, 8192, 8192}, {4000, 4000, 4000}}) {
+    std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+    {
+      MatmulShape<brick::f16> problem(m, n, k, Precision::TF32, target);
+      problem.descriptors = true;
+      report("matmul_descriptors_fp16_" + shape, problem.measure(configFor(m, n, k, 2)));
+    }
+    {
+      MatmulShape<brick::bf16> problem(m, n, k, Precision::TF32, target);
+      problem.descriptors = true;
+      report("matmul_descriptors_bf16_" + shape, problem.measure(configFor(m, n, k, 2)));
+    }
   }
   MatmulShape<brick::f32> tf32(4096, 4096, 4096, Precision::TF32, target);
   report("matmul_tf32_4096x4096x4096", tf32.measure(configFor(4096, 4096, 4096, 4)));
