@@ -291,7 +291,8 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
     }
   }
   // The same products through tensor descriptors (examples::matmulDescriptors: TMA on sm_90a).
-  for (auto [m, n, k] : {std::tuple{4096, 4096, 4096}, {8192, 8192, 8192}, {4000, 4000, 4000}}) {
+  for (auto [m, n, k] : {std::tuple{4096, 4096, 4096}, {8192, 8192, 8192}, {4000, 4000, 4000}, {16, 8192, 8192},
+                        {1, 8192, 8192}}) {
     std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
     {
       MatmulShape<brick::f16> problem(m, n, k, Precision::TF32, target);

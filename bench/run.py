@@ -115,8 +115,7 @@ def print_matmul(brick, anchors, title="matmul (TFLOP/s)"):
     print(f"{title:28s} {'Brick':>8s} {'cuBLAS':>8s} {'Triton':>8s}  {'/cuBLAS':>7s} {'/Triton':>8s} {'rel.err':>8s}  weights GB/s (Brick, cuBLAS)")
     keys = [f"matmul_{n}_{M}x{N}x{K}" for n in ("fp16", "bf16") for (M, N, K) in MATMUL_SHAPES]
     keys.append("matmul_tf32_4096x4096x4096")
-    keys += [f"matmul_descriptors_{n}_{M}x{N}x{K}" for n in ("fp16", "bf16")
-             for (M, N, K) in MATMUL_SHAPES if M > 16]
+    keys += [f"matmul_descriptors_{n}_{M}x{N}x{K}" for n in ("fp16", "bf16") for (M, N, K) in MATMUL_SHAPES]
     for key in keys:
         b = brick[key + "_TFLOPs"]
         cub = anchors[key.replace("descriptors_", "") + "_cublas"]

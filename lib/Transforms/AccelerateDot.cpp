@@ -104,7 +104,12 @@ Value toDotOperand(OpBuilder &builder, Location loc, Value operand, unsigned opI
   MLIRContext *context = builder.getContext();
   auto [source, order] = storageSource(operand);
   auto type = cast<RankedTensorType>(source.getType());
-  Value buffer = toSharedBuffer(builder, loc, operand, swizzledLayout(context, type, order));
+  // A descriptor block kept for TMA (sm_90a) is staged in the layout TMA writes, which ldmatrix reads as well.
+  Attribute layout = swizzledLayout(context, type, order);
+  if (source.getDefiningOp<DescriptorLoadOp>())
+    if (auto tma = brickgpu::getTMALayout(context, type.getShape(), type.getElementType()))
+      layout = tma;
+  Value buffer = toSharedBuffer(builder, loc, operand, layout);
   auto encoding = DotOperandEncodingAttr::get(context, opIdx, mma, kWidth);
   return brickgpu::LocalLoadOp::create(builder, loc, withEncoding(type, encoding), buffer);
 }
@@ -164,6 +169,12 @@ std::optional<WgmmaPlan> planWgmma(DotOp dot, unsigned numWarps) {
     unsigned swizzle = widestSwizzle(rowBytes, kMajor ? rowBytes : tileAlongOther * bytes);
     if (!swizzle || type.getDimSize(order[1]) % 8 != 0)
       return {};
+    // A descriptor block kept for TMA lands in the layout its tensor map gives; wgmma reads it there when that
+    // swizzle also divides each instruction tile (the pipeline then copies straight into the operand's ring).
+    if (source.getDefiningOp<DescriptorLoadOp>())
+      if (auto tma = brickgpu::getTMALayout(context, type.getShape(), type.getElementType());
+          tma && tma.getOrder() == ArrayRef<unsigned>(order) && (kMajor || (tileAlongOther * bytes) % tma.getSwizzle() == 0))
+        return tma;
     return brickgpu::NVMMASharedEncodingAttr::get(context, swizzle, order);
   };
   WgmmaPlan plan;

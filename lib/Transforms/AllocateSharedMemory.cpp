@@ -59,7 +59,12 @@ struct AllocateSharedMemoryPass : impl::BrickGPUAllocateSharedMemoryBase<Allocat
           Operation *ancestor = op->getBlock()->findAncestorOpInBlock(*user);
           last = std::max(last, ancestor ? end[ancestor] : end[user]);
         };
-        for (Operation *user : alloc->getUsers()) {
+        // Slots of a ring (memdesc_index) are the ring: their users keep it too.
+        SmallVector<Operation *> users(alloc->getUsers());
+        for (size_t i = 0; i < users.size(); ++i)
+          if (isa<brickgpu::MemDescIndexOp>(users[i]))
+            llvm::append_range(users, users[i]->getUsers());
+        for (Operation *user : users) {
           keepUntil(user);
           // A dot on tensor cores reads its operands' buffers itself, K step by K step (the local_load only
           // names them): the buffer lives until the dot.

@@ -69,7 +69,7 @@ std::pair<Value, Value> blockAddresses(OpBuilder &b, Location loc, MakeTensorDes
 bool takenByTMA(DescriptorLoadOp load) {
   auto type = cast<RankedTensorType>(load.getType());
   unsigned bits = type.getElementTypeBitWidth();
-  if (type.getRank() != 2 || type.getDimSize(0) < 8 || (bits != 8 && bits != 16) || load->use_empty())
+  if (type.getRank() != 2 || type.getDimSize(0) % 8 != 0 || (bits != 8 && bits != 16) || load->use_empty())
     return false;
   if (!::brick::runtime::tmaBlockLayout(type.getDimSize(1), bits / 8).swizzleBytes)
     return false;

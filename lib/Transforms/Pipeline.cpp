@@ -122,6 +122,14 @@ SmallVector<brickgpu::WarpGroupDotOp> asyncDots(scf::ForOp loop, ArrayRef<Prefet
       auto dot = dyn_cast<brickgpu::WarpGroupDotOp>(user);
       if (!dot || llvm::is_contained(dots, dot))
         continue;
+      // Every operand buffer must be prefetched (a ring slot, written iterations ahead) or made before the loop:
+      // a buffer written in the loop body (a descriptor block left for brickgpu-lower-descriptor-loads) would be
+      // overwritten while the dot in flight still reads it.
+      for (Value operand : {dot.getA(), dot.getB()}) {
+        bool prefetched = llvm::any_of(loads, [&](Prefetched q) { return q.alloc.getResult() == operand; });
+        if (!prefetched && loop->isAncestor(operand.getParentRegion()->getParentOp()))
+          return {};
+      }
       auto carried = dyn_cast<BlockArgument>(dot.getC());
       if (!carried || carried.getOwner() != loop.getBody() || carried == loop.getInductionVar() ||
           !carried.hasOneUse() || !dot->hasOneUse() || !isa<scf::YieldOp>(*dot->getUsers().begin()) ||

@@ -8,7 +8,8 @@ module attributes {brickgpu.num_warps = 4 : i32} {
   // CHECK-LABEL: llvm.func @copy
   // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
   // CHECK: %[[FIRST:.*]] = llvm.icmp "eq" %[[TID]]
-  // CHECK: llvm.inline_asm has_side_effects "@$2 mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,b" %{{.*}}, %{{.*}}, %[[FIRST]]
+  // The init, then the fence that makes it visible to the async proxy (TMA completes transactions there).
+  // CHECK: llvm.inline_asm has_side_effects "@$2 mbarrier.init.shared::cta.b64 [$0], $1;\0A\09@$2 fence.mbarrier_init.release.cluster;", "r,r,b" %{{.*}}, %{{.*}}, %[[FIRST]]
   // CHECK: %[[ARRIVE:.*]] = llvm.and %{{.*}}, %arg4 : i1
   // CHECK: llvm.inline_asm has_side_effects "@$2 mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,b" %{{.*}}, %{{.*}}, %[[ARRIVE]]
   // 32 rows of 256 bytes: two boxes of 64 columns, the second 32 x 128 bytes further on.
@@ -23,7 +24,7 @@ module attributes {brickgpu.num_warps = 4 : i32} {
   // CHECK: %[[OFF:.*]] = llvm.mlir.constant(4096 : i32)
   // CHECK: %[[DST1:.*]] = llvm.add %[[DST]], %[[OFF]]
   // CHECK: cp.async.bulk.tensor.2d{{.*}} %[[DST1]], %arg0, %[[COL1]], %arg2, %[[BAR]], %[[ISSUE]]
-  // CHECK: llvm.inline_asm has_side_effects "{{.*}}mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;{{.*}}@!done bra.uni LAB_WAIT;{{.*}}", "r,r" %{{.*}}, %arg5
+  // CHECK: llvm.inline_asm has_side_effects "{{.*}}mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;{{.*}}@!done bra LAB_WAIT;{{.*}}", "r,r" %{{.*}}, %arg5
   // CHECK: llvm.inline_asm has_side_effects "@$1 mbarrier.inval.shared::cta.b64 [$0];", "r,b"
   func.func @copy(%map: !brick.tensormap, %unused: i32, %i: i32, %j: i32, %pred: i1, %phase: i32) {
     %buffer = brickgpu.local_alloc : () -> !brickgpu.memdesc<32x128xf16, #b>

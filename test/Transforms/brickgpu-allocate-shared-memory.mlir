@@ -41,3 +41,23 @@ func.func @reduce_partials(%x: tensor<1024xf32, #b>) -> (f32, tensor<1024xf32, #
   %same = brickgpu.convert_layout %x : tensor<1024xf32, #b> -> tensor<1024xf32, #b>
   return %m, %same : f32, tensor<1024xf32, #b>
 }
+
+// -----
+
+// A ring lives as long as its slots are used: the barriers invalidated after a conversion keep their bytes,
+// which the conversion's scratch does not reuse.
+#a = #brickgpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#b = #brickgpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#s = #brickgpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+// CHECK-LABEL: func.func @ring_slots
+// CHECK: brickgpu.local_alloc {{.*}}brickgpu.offset = 4096 : i32
+// CHECK: brickgpu.convert_layout {{.*}}brickgpu.offset = 0 : i32
+// CHECK: brickgpu.inval_barrier
+func.func @ring_slots(%x: tensor<1024xf32, #a>, %i: i32) -> tensor<1024xf32, #b> {
+  %bars = brickgpu.local_alloc : () -> !brickgpu.memdesc<4x1xi64, #s>
+  %bar = brickgpu.memdesc_index %bars[%i] : !brickgpu.memdesc<4x1xi64, #s> -> !brickgpu.memdesc<1xi64, #s>
+  brickgpu.init_barrier %bar, 1 : !brickgpu.memdesc<1xi64, #s>
+  %1 = brickgpu.convert_layout %x : tensor<1024xf32, #a> -> tensor<1024xf32, #b>
+  brickgpu.inval_barrier %bar : !brickgpu.memdesc<1xi64, #s>
+  return %1 : tensor<1024xf32, #b>
+}

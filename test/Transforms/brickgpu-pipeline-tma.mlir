@@ -73,10 +73,14 @@ module attributes {brickgpu.num_warps = 4 : i32} {
 #mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 32]}>
 #a = #brickgpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>
 module attributes {brickgpu.num_warps = 4 : i32} {
+  // The dot stays synchronous: the buffer of the block left in the loop is written every iteration, and a dot in
+  // flight would still read it.
   // CHECK-LABEL: func.func @mismatch
   // CHECK-NOT: async_tma_copy
   // CHECK: brick.descriptor_load
   // CHECK-NOT: async_tma_copy
+  // CHECK-NOT: isAsync
+  // CHECK-NOT: warpgroup_dot_wait
   func.func @mismatch(%p: !brick.ptr<f16>, %map: !brick.tensormap, %m: i32, %kTiles: i32, %s: i64,
                       %a: !brickgpu.memdesc<128x32xf16, #a>) -> tensor<128x128xf32, #mma> {
     %c0 = arith.constant 0 : i32

@@ -29,17 +29,21 @@ std::optional<LdmatrixReader> LdmatrixReader::create(OpBuilder &b, Location loc,
   auto operand = dyn_cast_if_present<DotOperandEncodingAttr>(type.getEncoding());
   if (!operand)
     return std::nullopt;
-  auto shared = cast<SharedEncodingAttr>(memory.getEncoding());
+  // Either shared layout: a #shared one (what accelerate-dot stages registers in) or an #nvmma_shared one (what
+  // TMA writes a descriptor's block in), whose 16-byte groups are always whole.
+  auto shared = dyn_cast<SharedEncodingAttr>(memory.getEncoding());
+  auto nvmma = dyn_cast<brickgpu::NVMMASharedEncodingAttr>(memory.getEncoding());
+  unsigned fastest = shared ? shared.getOrder()[0] : nvmma.getOrder()[0];
   unsigned kDim = operand.getOpIdx() == 0 ? 1 : 0, otherDim = 1 - kDim;
   unsigned bits = type.getElementTypeBitWidth();
   LdmatrixReader reader(b, loc);
   reader.kWidth = operand.getKWidth();
-  reader.transposed = shared.getOrder()[0] != kDim;
+  reader.transposed = fastest != kDim;
   // ldmatrix moves 32-bit words of kWidth elements; .trans exists for 16-bit elements only.
   if (bits * reader.kWidth != 32 || (reader.transposed && bits != 16))
     return std::nullopt;
   // Each matrix row is 16 contiguous bytes: the buffer's rows and swizzle groups must hold them.
-  if (type.getDimSize(shared.getOrder()[0]) * bits < 128 || (shared.getMaxPhase() > 1 && shared.getVec() * bits < 128))
+  if (type.getDimSize(fastest) * bits < 128 || (shared && shared.getMaxPhase() > 1 && shared.getVec() * bits < 128))
     return std::nullopt;
 
   reader.layout = brickgpu::getLinearLayout(type);

@@ -30,8 +30,10 @@ struct InitBarrierLowering : ConvertOpToLLVMPattern<brickgpu::InitBarrierOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(brickgpu::InitBarrierOp op, OpAdaptor adaptor, ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
+    // The init is a generic-proxy write; TMA completes transactions on the barrier through the async proxy.
     inlineAsm(b, loc, {}, {sharedAddress(b, loc, adaptor.getBarrier()), i32Constant(b, loc, op.getCount()), threadZero(b, loc)},
-              "@$2 mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,b", /*sideEffects=*/true);
+              "@$2 mbarrier.init.shared::cta.b64 [$0], $1;\n\t@$2 fence.mbarrier_init.release.cluster;", "r,r,b",
+              /*sideEffects=*/true);
     b.eraseOp(op);
     return success();
   }
@@ -70,7 +72,7 @@ struct WaitBarrierLowering : ConvertOpToLLVMPattern<brickgpu::WaitBarrierOp> {
     inlineAsm(b, loc, {}, {sharedAddress(b, loc, adaptor.getBarrier()), adaptor.getPhase()},
               "{\n\t.reg .pred done;\n\tLAB_WAIT:\n\t"
               "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n\t"
-              "@!done bra.uni LAB_WAIT;\n\t}",
+              "@!done bra LAB_WAIT;\n\t}",
               "r,r", /*sideEffects=*/true);
     b.eraseOp(op);
     return success();
