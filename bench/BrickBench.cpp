@@ -189,6 +189,7 @@ template <ElementTag T> struct MatmulShape {
   runtime::Error launch(const examples::MatmulConfig &config) {
     LaunchOptions options{.numWarps = config.warps, .numStages = config.stages};
     options.targetCapability = targetCapability;
+    options.warpSpecialize = config.warpSpecialize;
     if (descriptors)
       return descriptorKernel().launch(Grid{config.programs(m, n)}, options,
                                        TensorDescriptorArg::of(da, {m, k}, {k, 1}, {config.blockM, config.blockK}),
@@ -227,12 +228,15 @@ template <ElementTag T> struct MatmulShape {
   }
 };
 
-/// "128,128,64,8,8,3" (BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, warps, stages).
+/// "128,128,64,8,8,3" (BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, warps, stages), and ",ws" for a warp-specialized launch.
 examples::MatmulConfig parseMatmulConfig(const char *text) {
   examples::MatmulConfig config;
-  if (std::sscanf(text, "%d,%d,%d,%d,%u,%u", &config.blockM, &config.blockN, &config.blockK, &config.groupM,
-                  &config.warps, &config.stages) != 6)
-    fail(std::string("a matmul config is BLOCK_M,BLOCK_N,BLOCK_K,GROUP_M,warps,stages, got '") + text + "'");
+  int consumed = 0;
+  if (std::sscanf(text, "%d,%d,%d,%d,%u,%u%n", &config.blockM, &config.blockN, &config.blockK, &config.groupM,
+                  &config.warps, &config.stages, &consumed) != 6 ||
+      (text[consumed] && std::string(text + consumed) != ",ws"))
+    fail(std::string("a matmul config is BLOCK_M,BLOCK_N,BLOCK_K,GROUP_M,warps,stages[,ws], got '") + text + "'");
+  config.warpSpecialize = text[consumed] != 0;
   return config;
 }
 
@@ -263,8 +267,9 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
         std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
         for (const examples::MatmulConfig &config : sweep) {
           char key[160];
-          std::snprintf(key, sizeof(key), "matmul_%s_%s_cfg%d,%d,%d,%d,%u,%u", bf16 ? "bf16" : "fp16", shape.c_str(),
-                        config.blockM, config.blockN, config.blockK, config.groupM, config.warps, config.stages);
+          std::snprintf(key, sizeof(key), "matmul_%s_%s_cfg%d,%d,%d,%d,%u,%u%s", bf16 ? "bf16" : "fp16", shape.c_str(),
+                        config.blockM, config.blockN, config.blockK, config.groupM, config.warps, config.stages,
+                        config.warpSpecialize ? ",ws" : "");
           if (bf16) {
             MatmulShape<brick::bf16> problem(m, n, k, Precision::TF32, target);
             problem.descriptors = descriptors;

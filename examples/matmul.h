@@ -66,6 +66,8 @@ template <ElementTag T = f16, ElementTag Out = T> auto matmulDescriptors(Precisi
 struct MatmulConfig {
   int blockM = 128, blockN = 128, blockK = 32, groupM = 8;
   unsigned warps = 4, stages = 4;
+  /// LaunchOptions::warpSpecialize: on sm_90a a producer warpgroup issues the TMA copies of matmulDescriptors.
+  bool warpSpecialize = false;
   unsigned programs(int m, int n) const {
     return unsigned((m + blockM - 1) / blockM) * unsigned((n + blockN - 1) / blockN);
   }

@@ -110,6 +110,9 @@ template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &dev
       problem.config.value_or(matmulConfig(m, n, k, int(sizeof(typename Memory<T>::Stored)), capability));
   brick::LaunchOptions options{.numWarps = config.warps, .numStages = config.stages, .device = &device};
   options.targetCapability = problem.targetCapability;
+  options.warpSpecialize = config.warpSpecialize;
+  if (config.warpSpecialize)
+    check.what += ", warp-specialized";
   if (problem.descriptors) {
     check.what += ", through tensor descriptors";
     if (problem.transposeA || problem.transposeB)

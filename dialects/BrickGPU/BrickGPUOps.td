@@ -53,6 +53,12 @@ def BrickGPU_LocalStoreOp : BrickGPU_Op<"local_store", [MemoryEffects<[MemWrite<
 def BrickGPU_BarrierOp : BrickGPU_Op<"barrier", [MemoryEffects<[MemRead<BrickGPU_SharedMemory>,
                                                                  MemWrite<BrickGPU_SharedMemory>]>]> {
   let summary = "Wait until every thread of the program arrives; orders shared-memory accesses (bar.sync 0)";
+  let description = [{
+    In a warp-specialized kernel (`brickgpu.producer_warps` on the module) a barrier waits for the warps that
+    run the block-level code (the consumers: named barrier 1), unless `allWarps` says every warp of the program
+    reaches it (before `brickgpu.warp_specialize`).
+  }];
+  let arguments = (ins UnitAttr:$allWarps);
   let assemblyFormat = "attr-dict";
 }
 
@@ -202,6 +208,49 @@ def BrickGPU_AsyncTMACopyGlobalToLocalOp : BrickGPU_Op<"async_tma_copy_global_to
   let assemblyFormat = [{
     $map `[` $indices `]` $dst `,` $barrier `,` $pred attr-dict `:` qualified(type($dst)) `,` qualified(type($barrier))
   }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Warp specialization (sm_90a)
+//===----------------------------------------------------------------------===//
+
+def BrickGPU_WarpSpecializeOp : BrickGPU_Op<"warp_specialize", []> {
+  let summary = "Code that only the producer warps run, after which they exit";
+  let description = [{
+    In a kernel whose module has `brickgpu.producer_warps = P`, the program runs num_warps + P warps: warps
+    num_warps and up (the producers) run this op's region and then exit the kernel; the others (the consumers)
+    skip it and run what follows. The region ends in `brickgpu.warp_return`. Its ops marked `brickgpu.producer`
+    that act once per program (TMA copies, barrier arrivals) act on the first producer thread.
+  }];
+  let regions = (region AnyRegion:$producer);
+  let assemblyFormat = "$producer attr-dict";
+}
+
+def BrickGPU_WarpReturnOp : BrickGPU_Op<"warp_return", [Terminator, HasParent<"WarpSpecializeOp">]> {
+  let summary = "End of the producer warps' code: they exit the kernel";
+  let assemblyFormat = "attr-dict";
+}
+
+def BrickGPU_SetMaxRegistersOp : BrickGPU_Op<"set_max_registers", []> {
+  let summary = "Raise or lower the registers each thread of the executing warpgroups may use (setmaxnreg)";
+  let description = [{
+    `brickgpu.set_max_registers 232 {increase}` is `setmaxnreg.inc.sync.aligned.u32 232`: producers give
+    registers up, consumers take them.
+  }];
+  let arguments = (ins I32Attr:$count, UnitAttr:$increase);
+  let assemblyFormat = "$count attr-dict";
+  let hasVerifier = 1;
+}
+
+def BrickGPU_BarrierArriveOp : BrickGPU_Op<"barrier_arrive", [MemoryEffects<[MemWrite<BrickGPU_SharedMemory>]>]> {
+  let summary = "Each executing warpgroup arrives once on an mbarrier, where `pred` holds";
+  let description = [{
+    `brickgpu.barrier_arrive %bar, %pred : !brickgpu.memdesc<1xi64, #s>` is `mbarrier.arrive` by the first
+    thread of each warpgroup: consumers release a ring slot (the barrier counts one arrival per warpgroup).
+  }];
+  let arguments = (ins BrickGPU_MemDescType:$barrier, I1:$pred);
+  let assemblyFormat = "$barrier `,` $pred attr-dict `:` qualified(type($barrier))";
   let hasVerifier = 1;
 }
 

@@ -143,6 +143,11 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
     accelerate.wgmma = hopper;
     pm.addPass(mlir::brick::createBrickGPUAccelerateDot(accelerate));
     pm.addPass(mlir::brick::createBrickGPURemoveLayoutConversions());
+    if (hopper && options.warpSpecialize) {
+      mlir::brick::BrickGPUWarpSpecializeOptions specializing;
+      specializing.numStages = options.numStages;
+      pm.addPass(mlir::brick::createBrickGPUWarpSpecialize(specializing));
+    }
     mlir::brick::BrickGPUPipelineOptions pipelining;
     pipelining.numStages = options.numStages;
     pm.addPass(mlir::brick::createBrickGPUPipeline(pipelining));
@@ -222,6 +227,8 @@ llvm::Expected<Artifacts> compile(mlir::ModuleOp module, const CompileOptions &o
   artifacts.timings.mlir = lap(clock);
   if (auto shared = module->getAttrOfType<mlir::IntegerAttr>("brickgpu.shared"))
     artifacts.sharedMemory = shared.getInt();
+  if (auto producers = module->getAttrOfType<mlir::IntegerAttr>("brickgpu.producer_warps")) // warp-specialized
+    artifacts.numWarps += producers.getInt();
   if (stage <= Stage::LLVMDialect)
     return artifacts;
 

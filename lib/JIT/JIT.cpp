@@ -115,8 +115,8 @@ std::string specializationKey(const JitKernel &kernel, const Specialization &spe
   for (size_t i = 0; i < spec.size(); ++i)
     key += (i ? ", " : "") + describeArg(spec[i]);
   std::string code = options.targetCapability ? "sm_" + std::to_string(options.targetCapability) + " code for " : "";
-  return key + ") warps=" + std::to_string(options.numWarps) + " stages=" + std::to_string(options.numStages) + " " +
-         code + target;
+  return key + ") warps=" + std::to_string(options.numWarps) + " stages=" + std::to_string(options.numStages) +
+         (options.warpSpecialize ? " warp-specialized " : " ") + code + target;
 }
 
 runtime::Expected<mlir::OwningOpRef<mlir::ModuleOp>> buildModule(const JitKernel &kernel, const Specialization &spec,
@@ -174,6 +174,7 @@ runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &
 
   // The disk cache key: the IR itself, the options and the compiler.
   std::string options_ = "warps=" + std::to_string(options.numWarps) + " stages=" + std::to_string(options.numStages) +
+                         (options.warpSpecialize ? " warp-specialized" : "") +
                          " target=" + gpu.name() + " device=" + target + " compiler=" BRICK_COMPILER_ID;
   std::string key = kernel.name + "-" + hex(runtime::fnv1a(ir + "\n" + options_));
   std::string directory = cacheDirectory();
@@ -189,7 +190,7 @@ runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &
         mismatch = "it holds kernel '" + cached->name + "'";
       else if (cached->target != device->name())
         mismatch = "it was assembled for " + cached->target + ", not " + device->name();
-      else if (cached->numWarps != options.numWarps)
+      else if (cached->numWarps != options.numWarps && !(options.warpSpecialize && cached->numWarps == options.numWarps + 4))
         mismatch = "it runs " + std::to_string(cached->numWarps) + " warps, not " + std::to_string(options.numWarps);
       else if (cached->params != kernelParams(**module))
         mismatch = "its parameters are not the kernel's";
@@ -207,6 +208,7 @@ runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &
   compileOptions.assembleFor = *device;
   compileOptions.numWarps = options.numWarps;
   compileOptions.numStages = options.numStages;
+  compileOptions.warpSpecialize = options.warpSpecialize;
   if (const char *dump = std::getenv("BRICK_DUMP_DIR"); dump && *dump)
     compileOptions.dumpDirectory = std::string(dump) + "/" + key;
   mlir::ScopedDiagnosticHandler errors(&context, [&](mlir::Diagnostic &diagnostic) {
@@ -332,6 +334,7 @@ void compactKey(const std::vector<ParamInfo> &params, const LaunchArg *args, con
   }
   key.push_back(options.numWarps);
   key.push_back(options.numStages);
+  key.push_back(options.warpSpecialize);
   key.push_back(options.targetCapability);
   key.push_back(capability);
 }

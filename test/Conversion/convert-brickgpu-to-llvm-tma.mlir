@@ -1,6 +1,6 @@
 // mbarriers and TMA copies as PTX: thread 0 initializes, arrives and copies (one box per 128-byte swizzle span of
 // the rows, boxes a column of rows apart), everyone waits on the barrier's parity.
-// RUN: brick-opt %s -brickgpu-allocate-shared-memory -convert-brickgpu-to-llvm | FileCheck %s
+// RUN: brick-opt %s -split-input-file -brickgpu-allocate-shared-memory -convert-brickgpu-to-llvm | FileCheck %s
 
 #b = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
 #s = #brickgpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
@@ -34,6 +34,48 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     brickgpu.async_tma_copy_global_to_local %map[%i, %j] %buffer, %bar, %pred : !brickgpu.memdesc<32x128xf16, #b>, !brickgpu.memdesc<1xi64, #s>
     brickgpu.wait_barrier %bar, %phase buffers %buffer : !brickgpu.memdesc<32x128xf16, #b> : !brickgpu.memdesc<1xi64, #s>
     brickgpu.inval_barrier %bar : !brickgpu.memdesc<1xi64, #s>
+    return
+  }
+}
+
+// -----
+
+// Warp specialization: 8 consumer warps and 4 producer warps (384 threads). Warps 8 and up branch into the
+// producer code, give registers up and return; the producer's copies are issued by its first thread (256); the
+// consumers take registers, arrive once per warpgroup, and synchronize among themselves on named barrier 1.
+#b = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#s = #brickgpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {brickgpu.num_warps = 8 : i32, brickgpu.producer_warps = 4 : i32} {
+  // CHECK-LABEL: llvm.func @specialized
+  // CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>
+  // CHECK: nvvm.barrier0
+  // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
+  // CHECK: %[[WARP:.*]] = llvm.lshr %[[TID]]
+  // CHECK: %[[PRODUCER:.*]] = llvm.icmp "uge" %[[WARP]], %{{.*}}
+  // CHECK: llvm.cond_br %[[PRODUCER]], ^[[P:.*]], ^[[C:.*]]
+  // CHECK: ^[[P]]:
+  // CHECK: "setmaxnreg.dec.sync.aligned.u32 40;"
+  // CHECK: %[[FIRST:.*]] = llvm.mlir.constant(256 : i32)
+  // CHECK: llvm.icmp "eq" %{{.*}}, %[[FIRST]]
+  // CHECK: cp.async.bulk.tensor.2d
+  // CHECK: llvm.return
+  // CHECK: ^[[C]]:
+  // CHECK: "setmaxnreg.inc.sync.aligned.u32 232;"
+  // CHECK: %[[LANE:.*]] = llvm.mlir.constant(127 : i32)
+  // CHECK: "@$1 mbarrier.arrive.shared::cta.b64 _, [$0];", "r,b"
+  // CHECK: "bar.sync 1, 256;"
+  func.func @specialized(%map: !brick.tensormap, %i: i32, %pred: i1) attributes {brick.kernel} {
+    %buffer = brickgpu.local_alloc : () -> !brickgpu.memdesc<32x128xf16, #b>
+    %bar = brickgpu.local_alloc : () -> !brickgpu.memdesc<1xi64, #s>
+    brickgpu.barrier {allWarps}
+    brickgpu.warp_specialize {
+      brickgpu.set_max_registers 40
+      brickgpu.async_tma_copy_global_to_local %map[%i, %i] %buffer, %bar, %pred {brickgpu.producer} : !brickgpu.memdesc<32x128xf16, #b>, !brickgpu.memdesc<1xi64, #s>
+      brickgpu.warp_return
+    }
+    brickgpu.set_max_registers 232 {increase}
+    brickgpu.barrier_arrive %bar, %pred : !brickgpu.memdesc<1xi64, #s>
+    brickgpu.barrier
     return
   }
 }

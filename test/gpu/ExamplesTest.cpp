@@ -183,10 +183,18 @@ TEST_P(Examples, MatmulWarpGroupConfigs) {
     for (bool transposed : {false, true})
       EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = 700, .n = 500, .k = 300, .transposeA = transposed,
                                                           .transposeB = transposed, .config = config}));
-    // Through descriptors (TMA on sm_90a): rows of 32 to 512 bytes, so every swizzle and 1 to 4 boxes a block.
+    // Through descriptors (TMA on sm_90a): rows of 32 to 512 bytes, so every swizzle and 1 to 4 boxes a block;
+    // and with a producer warpgroup.
     EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = 700, .n = 500, .k = 300, .padding = 4, .config = config,
                                                        .descriptors = true}));
+    config.warpSpecialize = true;
+    EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = 700, .n = 500, .k = 300, .padding = 4, .config = config,
+                                                        .descriptors = true}));
   }
+  // Warp-specialized at the H100 configuration: ragged shapes, K loops of 1 to 64 iterations.
+  examples::MatmulConfig specialized{256, 128, 64, 8, 8, 4, true};
+  for (auto [m, n, k] : {std::tuple{4000, 4000, 4000}, {1000, 1000, 64}, {300, 200, 8}, {2048, 1024, 4096}})
+    EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = m, .n = n, .k = k, .config = specialized, .descriptors = true}));
   // B's rows (128 bytes) swizzle wider than its wgmma tiles (32 columns) take: its block is copied by TMA inside the
   // loop every iteration, so the dot must not stay in flight over it. And the decode tiles (mma.sync, TMA ring).
   for (examples::MatmulConfig config : {examples::MatmulConfig{64, 64, 64, 8, 8, 3}, examples::MatmulConfig{16, 64, 256, 1, 4, 4}})

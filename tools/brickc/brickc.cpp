@@ -41,6 +41,9 @@ static cl::opt<unsigned> numStages("num-stages",
                                    cl::desc("Buffers per ring when prefetching a loop's dot operands (1: none; "
                                             "default: 3, or the example's)"),
                                    cl::init(3));
+static cl::opt<bool> warpSpecialize("warp-specialize",
+                                    cl::desc("sm_90a: a producer warpgroup issues a TMA + wgmma K loop's copies while "
+                                             "the num-warps consumer warps multiply (4 more warps run)"));
 static cl::opt<bool> noFastMath("no-fast-math", cl::desc("Precise exp/log/sin/cos/tanh (polynomials) instead of "
                                                          "PTX's approximate instructions"));
 static cl::opt<std::string> dumpDir("dump-dir", cl::desc("Write the IR after every pass, the LLVM IR and the PTX "
@@ -130,6 +133,7 @@ int main(int argc, char **argv) {
   options.target = *target;
   options.numWarps = numWarps;
   options.numStages = numStages;
+  options.warpSpecialize = warpSpecialize;
   options.fastMath = !noFastMath;
   options.dumpDirectory = dumpDir;
   // The resource report needs a cubin, whatever stage is printed: it compiles a copy.

@@ -33,6 +33,9 @@ struct CompileOptions {
   unsigned numWarps = 4;
   /// Buffers in each ring the pipeline prefetches a loop's dot operands into (1: no prefetching).
   unsigned numStages = 3;
+  /// sm_90a: split a TMA + wgmma K loop into a producer warpgroup and consumer warpgroups
+  /// (brickgpu-warp-specialize); the kernel then runs 4 warps more than numWarps.
+  bool warpSpecialize = false;
   /// exp, exp2, log, log2, sin, cos, tanh, rsqrt through PTX's approximate instructions (Triton's default).
   bool fastMath = true;
   /// When set, the IR after every pass, then the LLVM IR and the PTX, go to files in this folder, numbered

@@ -39,6 +39,9 @@ struct LaunchOptions {
   unsigned numWarps = 4;
   /// Buffers in each ring a loop's dot operands are prefetched into (1: no prefetching).
   unsigned numStages = 3;
+  /// On sm_90a, give a K loop of TMA blocks and wgmma dots a producer warpgroup that issues the copies while the
+  /// numWarps consumer warps multiply (4 more warps run); loops that cannot be split are pipelined as usual.
+  bool warpSpecialize = false;
   /// Generate code for this compute capability (80: mma.sync and cp.async, no Hopper instructions) and assemble
   /// it for the device; 0: the device's own. Lets an sm_90 GPU run, and measure, the code an A100 would get.
   unsigned targetCapability = 0;

@@ -87,6 +87,32 @@ def BrickGPURemoveLayoutConversions : Pass<"brickgpu-remove-layout-conversions",
   let dependentDialects = ["::mlir::brickgpu::BrickGPUDialect"];
 }
 
+def BrickGPUWarpSpecialize : Pass<"brickgpu-warp-specialize", "::mlir::ModuleOp"> {
+  let summary = "A TMA + wgmma K loop split into a producer warpgroup and consumer warpgroups (sm_90a)";
+  let description = [{
+    A kernel's top-level `scf.for` whose body only multiplies descriptor blocks kept for TMA on wgmma (each block
+    filling a `local_alloc` laid out as its tensor map writes, each dot only accumulating across iterations) gets a
+    producer warpgroup: the module says `brickgpu.producer_warps = 4`, and the program runs num_warps + 4 warps.
+
+      rings of num-stages buffers; full[S] (1 arrival) and empty[S] (one per consumer warpgroup) mbarriers
+      barrier {allWarps}; init; barrier {allWarps}
+      warp_specialize {                     // producers: fewer registers, then for each iteration i:
+        set_max_registers 40                //   wait empty[i % S] (parity of the pass before), expect
+        scf.for ... { ... }                 //   full[i % S] the blocks' bytes, TMA copies into slot i % S
+      }
+      set_max_registers 232 {increase}      // consumers: for each iteration, wait full[i % S], wgmma (in
+      scf.for ... { ... }                   //   flight), wait for the previous one, arrive on empty of its slot
+      warpgroup_dot_wait 0; barrier; inval  // then the code after the loop (its barriers: consumers only)
+
+    Loops it cannot take (other loads, stores, synchronous dots; code before the loop that uses shared memory or
+    memory at all, which the producers would run too) are left to brickgpu-pipeline.
+  }];
+  let options = [
+    Option<"numStages", "num-stages", "unsigned", "4", "Buffers in each ring">,
+  ];
+  let dependentDialects = ["::mlir::brickgpu::BrickGPUDialect", "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 def BrickGPUPipeline : Pass<"brickgpu-pipeline", "::mlir::ModuleOp"> {
   let summary = "Prefetch the loads that feed a loop's dots with cp.async into a ring of num-stages buffers";
   let description = [{

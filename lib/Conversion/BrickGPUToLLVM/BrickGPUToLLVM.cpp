@@ -77,6 +77,7 @@ struct ConvertBrickGPUToLLVMPass : impl::ConvertBrickGPUToLLVMBase<ConvertBrickG
     lowering::populateWarpGroupDotPatterns(converter, patterns, loweringContext);
     lowering::populateAsyncCopyPatterns(converter, patterns, loweringContext);
     lowering::populateTMAPatterns(converter, patterns, loweringContext);
+    lowering::populateWarpSpecializePatterns(converter, patterns, loweringContext);
     lowering::populateSharedMemoryPatterns(converter, patterns, loweringContext);
     lowering::populateDebugPatterns(converter, patterns, loweringContext);
     // Math on scalars: f16/bf16 through f32; polynomials where PTX has no (fast) instruction.
@@ -104,7 +105,10 @@ struct ConvertBrickGPUToLLVMPass : impl::ConvertBrickGPUToLLVMBase<ConvertBrickG
       return signalPassFailure();
 
     // Kernels: PTX entries with their block size; pointer arguments known to be 16-byte aligned say so.
+    // A warp-specialized kernel runs its producer warps besides.
     unsigned threads = 32 * brickgpu::BrickGPUDialect::getNumWarps(module);
+    if (auto producers = module->getAttrOfType<IntegerAttr>("brickgpu.producer_warps"))
+      threads += 32 * producers.getInt();
     module.walk([&](LLVM::LLVMFuncOp function) {
       if (!function->hasAttr(BrickDialect::getKernelAttrName()))
         return;

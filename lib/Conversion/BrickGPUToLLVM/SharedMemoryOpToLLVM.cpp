@@ -94,7 +94,7 @@ struct MemDescIndexLowering : ConvertOpToLLVMPattern<brickgpu::MemDescIndexOp> {
 struct BarrierLowering : ConvertOpToLLVMPattern<brickgpu::BarrierOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(brickgpu::BarrierOp op, OpAdaptor, ConversionPatternRewriter &b) const override {
-    emitBarrier(b, op.getLoc());
+    emitBarrier(b, op.getLoc(), op.getAllWarps());
     b.eraseOp(op);
     return success();
   }

@@ -19,11 +19,15 @@ Value sharedAddress(OpBuilder &b, Location loc, Value pointer) {
   return LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), pointer);
 }
 
-/// Whether this thread is thread 0 of the program, and `pred` (when given) holds.
-Value threadZero(OpBuilder &b, Location loc, Value pred = Value()) {
+/// Whether this thread is the one that acts for the program (thread 0; for an op of the producer warps of a
+/// warp-specialized kernel, their first thread), and `pred` (when given) holds.
+Value threadZero(OpBuilder &b, Location loc, Value pred = Value(), Operation *op = nullptr) {
+  int64_t first = 0;
+  if (op && op->hasAttr("brickgpu.producer"))
+    first = 32 * int64_t(brickgpu::BrickGPUDialect::getNumWarps(op->getParentOfType<ModuleOp>()));
   Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
-  Value first = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, tid, i32Constant(b, loc, 0));
-  return pred ? LLVM::AndOp::create(b, loc, first, pred).getResult() : first;
+  Value acts = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, tid, i32Constant(b, loc, first));
+  return pred ? LLVM::AndOp::create(b, loc, acts, pred).getResult() : acts;
 }
 
 struct InitBarrierLowering : ConvertOpToLLVMPattern<brickgpu::InitBarrierOp> {
@@ -57,8 +61,24 @@ struct BarrierExpectLowering : ConvertOpToLLVMPattern<brickgpu::BarrierExpectOp>
     Location loc = op.getLoc();
     inlineAsm(b, loc, {},
               {sharedAddress(b, loc, adaptor.getBarrier()), i32Constant(b, loc, op.getBytes()),
-               threadZero(b, loc, adaptor.getPred())},
+               threadZero(b, loc, adaptor.getPred(), op)},
               "@$2 mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,b", /*sideEffects=*/true);
+    b.eraseOp(op);
+    return success();
+  }
+};
+
+struct BarrierArriveLowering : ConvertOpToLLVMPattern<brickgpu::BarrierArriveOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(brickgpu::BarrierArriveOp op, OpAdaptor adaptor, ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    // The first thread of each warpgroup arrives, once its warpgroup is done with the slot.
+    Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+    Value inGroup = LLVM::AndOp::create(b, loc, tid, i32Constant(b, loc, 127));
+    Value first = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, inGroup, i32Constant(b, loc, 0));
+    Value arrives = LLVM::AndOp::create(b, loc, first, adaptor.getPred());
+    inlineAsm(b, loc, {}, {sharedAddress(b, loc, adaptor.getBarrier()), arrives},
+              "@$1 mbarrier.arrive.shared::cta.b64 _, [$0];", "r,b", /*sideEffects=*/true);
     b.eraseOp(op);
     return success();
   }
@@ -90,7 +110,7 @@ struct AsyncTMACopyLowering : ConvertOpToLLVMPattern<brickgpu::AsyncTMACopyGloba
     ::brick::runtime::TmaBlockLayout tma = ::brick::runtime::tmaBlockLayout(shape[1], bytes);
     Value destination = sharedAddress(b, loc, adaptor.getDst());
     Value barrier = sharedAddress(b, loc, adaptor.getBarrier());
-    Value issue = threadZero(b, loc, adaptor.getPred());
+    Value issue = threadZero(b, loc, adaptor.getPred(), op);
     Value row = adaptor.getIndices()[0], column = adaptor.getIndices()[1];
     // One box per swizzle span of the rows: box c holds columns [c * boxInner, (c + 1) * boxInner) of every row,
     // whole, after box c - 1 (the columns of #nvmma_shared).
@@ -110,8 +130,8 @@ struct AsyncTMACopyLowering : ConvertOpToLLVMPattern<brickgpu::AsyncTMACopyGloba
 } // namespace
 
 void populateTMAPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &) {
-  patterns.add<InitBarrierLowering, InvalidateBarrierLowering, BarrierExpectLowering, WaitBarrierLowering,
-               AsyncTMACopyLowering>(converter);
+  patterns.add<InitBarrierLowering, InvalidateBarrierLowering, BarrierExpectLowering, BarrierArriveLowering,
+               WaitBarrierLowering, AsyncTMACopyLowering>(converter);
 }
 
 } // namespace mlir::brick::lowering

@@ -147,7 +147,19 @@ Value emitSharedOffset(OpBuilder &b, Location loc, ArrayRef<Value> coordinate, b
   return LLVM::AddOp::create(b, loc, LLVM::MulOp::create(b, loc, row, i32Constant(b, loc, rowLength)), column);
 }
 
-void emitBarrier(OpBuilder &builder, Location loc) { NVVM::Barrier0Op::create(builder, loc); }
+void emitBarrier(OpBuilder &builder, Location loc, bool allWarps) {
+  // In a warp-specialized kernel the block-level code runs on the consumer warps alone (the producers have left):
+  // they synchronize among themselves on named barrier 1.
+  Operation *parent = builder.getInsertionBlock()->getParentOp();
+  auto module = isa<ModuleOp>(parent) ? cast<ModuleOp>(parent) : parent->getParentOfType<ModuleOp>();
+  auto producers = module ? module->getAttrOfType<IntegerAttr>("brickgpu.producer_warps") : IntegerAttr();
+  if (!producers || allWarps) {
+    NVVM::Barrier0Op::create(builder, loc);
+    return;
+  }
+  unsigned consumers = 32 * brickgpu::BrickGPUDialect::getNumWarps(module);
+  inlineAsm(builder, loc, {}, {}, "bar.sync 1, " + std::to_string(consumers) + ";", "", /*sideEffects=*/true);
+}
 
 Value inlineAsm(OpBuilder &b, Location loc, TypeRange results, ValueRange operands, StringRef text,
                 StringRef constraints, bool sideEffects) {

@@ -47,8 +47,9 @@ Value getSharedMemoryBase(OpBuilder &builder, Location loc, Operation *op);
 /// The element offset (i32) of `coordinate` in a shared-memory buffer of `type`: its rows (every dimension
 /// but the fastest) one after another, 16-byte groups of a row XOR-swizzled by the row's phase.
 Value emitSharedOffset(OpBuilder &builder, Location loc, ArrayRef<Value> coordinate, brickgpu::MemDescType type);
-/// bar.sync 0.
-void emitBarrier(OpBuilder &builder, Location loc);
+/// bar.sync 0; in a warp-specialized module (brickgpu.producer_warps), a barrier of the consumer warps alone
+/// unless `allWarps`.
+void emitBarrier(OpBuilder &builder, Location loc, bool allWarps = false);
 /// Inline PTX `text` with LLVM constraints; its result (a struct when several), or null when it has none.
 Value inlineAsm(OpBuilder &b, Location loc, TypeRange results, ValueRange operands, StringRef text,
                 StringRef constraints, bool sideEffects);
@@ -102,6 +103,7 @@ void populateDotOperandPatterns(LLVMTypeConverter &converter, RewritePatternSet 
 void populateWarpGroupDotPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateSharedMemoryPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateTMAPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
+void populateWarpSpecializePatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateDebugPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateProgramPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 

@@ -537,6 +537,13 @@ LogicalResult InitBarrierOp::verify() {
 LogicalResult InvalidateBarrierOp::verify() { return verifyBarrier(*this, getBarrier().getType()); }
 LogicalResult BarrierExpectOp::verify() { return verifyBarrier(*this, getBarrier().getType()); }
 LogicalResult WaitBarrierOp::verify() { return verifyBarrier(*this, getBarrier().getType()); }
+LogicalResult BarrierArriveOp::verify() { return verifyBarrier(*this, getBarrier().getType()); }
+
+LogicalResult SetMaxRegistersOp::verify() {
+  if (getCount() < 24 || getCount() > 256 || getCount() % 8 != 0)
+    return emitOpError() << "sets 24 to 256 registers in steps of 8 (setmaxnreg), not " << getCount();
+  return success();
+}
 
 NVMMASharedEncodingAttr mlir::brickgpu::getTMALayout(MLIRContext *context, ArrayRef<int64_t> shape, Type elementType) {
   unsigned bytes = std::max(1u, elementType.getIntOrFloatBitWidth() / 8);

@@ -1,0 +1,56 @@
+//===- WarpSpecializeOpToLLVM.cpp - Producer warps branch off, registers move -------------===//
+//
+// `warp_specialize` splits its block: warps past the kernel's num_warps branch into the producer code (the op's
+// region, inlined) and return from the kernel at its `warp_return`; the others go on with what followed the op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+namespace mlir::brick::lowering {
+namespace {
+
+struct WarpSpecializeLowering : ConvertOpToLLVMPattern<brickgpu::WarpSpecializeOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(brickgpu::WarpSpecializeOp op, OpAdaptor, ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    unsigned numWarps = brickgpu::BrickGPUDialect::getNumWarps(op->getParentOfType<ModuleOp>());
+    Block *before = op->getBlock();
+    Block *consumers = b.splitBlock(before, std::next(Block::iterator(op)));
+    Region &producer = op.getProducer();
+    Block *producerEntry = &producer.front();
+    b.inlineRegionBefore(producer, *before->getParent(), Region::iterator(consumers));
+    b.setInsertionPointToEnd(before);
+    Value warp = LLVM::LShrOp::create(b, loc, NVVM::ThreadIdXOp::create(b, loc, b.getI32Type()), i32Constant(b, loc, 5));
+    Value isProducer = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::uge, warp, i32Constant(b, loc, numWarps));
+    LLVM::CondBrOp::create(b, loc, isProducer, producerEntry, consumers);
+    b.eraseOp(op);
+    return success();
+  }
+};
+
+struct WarpReturnLowering : ConvertOpToLLVMPattern<brickgpu::WarpReturnOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(brickgpu::WarpReturnOp op, OpAdaptor, ConversionPatternRewriter &b) const override {
+    b.replaceOpWithNewOp<LLVM::ReturnOp>(op, ValueRange{});
+    return success();
+  }
+};
+
+struct SetMaxRegistersLowering : ConvertOpToLLVMPattern<brickgpu::SetMaxRegistersOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(brickgpu::SetMaxRegistersOp op, OpAdaptor, ConversionPatternRewriter &b) const override {
+    std::string text = std::string("setmaxnreg.") + (op.getIncrease() ? "inc" : "dec") + ".sync.aligned.u32 " +
+                       std::to_string(op.getCount()) + ";";
+    inlineAsm(b, op.getLoc(), {}, {}, text, "", /*sideEffects=*/true);
+    b.eraseOp(op);
+    return success();
+  }
+};
+} // namespace
+
+void populateWarpSpecializePatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &) {
+  patterns.add<WarpSpecializeLowering, WarpReturnLowering, SetMaxRegistersLowering>(converter);
+}
+
+} // namespace mlir::brick::lowering

@@ -1,0 +1,30 @@
+//===- PipelineUtils.h - What brickgpu-pipeline and brickgpu-warp-specialize share (private) ---===//
+#ifndef BRICK_LIB_TRANSFORMS_PIPELINEUTILS_H
+#define BRICK_LIB_TRANSFORMS_PIPELINEUTILS_H
+
+#include "brick/Dialect/Brick/BrickDialect.h"
+#include "brick/Dialect/BrickGPU/BrickGPUDialect.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace mlir::brick {
+
+/// Whether the only users of `alloc` (next to `load` in its block) are what reads a dot operand.
+bool readOnlyByDots(Operation *load, brickgpu::LocalAllocOp alloc);
+
+/// The buffer `load` (a descriptor block kept for TMA) can be copied into by TMA: its only user, laid out as the
+/// tensor map writes it; null otherwise.
+brickgpu::LocalAllocOp tmaTarget(DescriptorLoadOp load);
+
+/// The ops of a loop body that compute `roots` (in body order), and which loop-carried values they read: what a
+/// copy for another iteration recomputes.
+struct Slice {
+  SmallVector<Operation *> ops;
+  SmallVector<unsigned> carried; // iter_arg indices, ascending
+};
+/// Empty when one of those ops has side effects or regions.
+std::optional<Slice> sliceOf(scf::ForOp loop, ArrayRef<Value> roots);
+
+} // namespace mlir::brick
+
+#endif // BRICK_LIB_TRANSFORMS_PIPELINEUTILS_H

@@ -1,0 +1,288 @@
+//===- WarpSpecialize.cpp - brickgpu-warp-specialize: a TMA producer, wgmma consumers --------===//
+//
+// A K loop that multiplies descriptor blocks on wgmma splits into two loops over the same iterations, run by
+// different warps. One producer warpgroup (4 extra warps) keeps a ring of num-stages slots filled: it waits until
+// the consumers have released a slot (its "empty" mbarrier), expects the blocks' bytes on the slot's "full"
+// mbarrier and issues the TMA copies. The consumer warpgroups (the kernel's own warps) wait on "full", start the
+// slot's wgmma, wait for the previous one and release the previous slot. No barrier over all threads is left in
+// the loop, the copies run as far ahead as the ring allows, and registers move from the producers (which only
+// issue copies) to the consumers (which hold the accumulators) with setmaxnreg.
+//
+//===----------------------------------------------------------------------===//
+
+#include "brick/Analysis/SharedMemory.h"
+#include "brick/Dialect/BrickGPU/BrickGPUDialect.h"
+#include "brick/Transforms/Passes.h"
+
+#include "PipelineUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::brick {
+#define GEN_PASS_DEF_BRICKGPUWARPSPECIALIZE
+#include "brick/Transforms/Passes.h.inc"
+
+namespace {
+using brickgpu::LocalAllocOp;
+using brickgpu::MemDescType;
+
+constexpr unsigned kProducerWarps = 4;
+// 4 producer warps at 40 registers and 8 consumer warps at 232 fill the 64K registers of an SM.
+constexpr unsigned kProducerRegisters = 40, kConsumerRegisters = 232;
+
+/// A loop the pass takes: its TMA blocks (and the buffers they fill) and its dots.
+struct Plan {
+  scf::ForOp loop;
+  SmallVector<std::pair<DescriptorLoadOp, LocalAllocOp>> loads;
+  SmallVector<brickgpu::WarpGroupDotOp> dots;
+  Slice slice; // what computes the blocks' coordinates
+};
+
+std::optional<Plan> planFor(func::FuncOp kernel, scf::ForOp loop) {
+  if (loop->getBlock() != &kernel.getBody().front() || loop.getUnsignedCmp())
+    return std::nullopt;
+  Plan plan{loop, {}, {}, {}};
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (auto load = dyn_cast<DescriptorLoadOp>(op)) {
+      LocalAllocOp alloc = tmaTarget(load);
+      if (!alloc)
+        return std::nullopt;
+      plan.loads.push_back({load, alloc});
+    } else if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
+      if (!alloc.getSrc() || !alloc.getSrc().getDefiningOp<DescriptorLoadOp>())
+        return std::nullopt;
+    } else if (auto dot = dyn_cast<brickgpu::WarpGroupDotOp>(op)) {
+      plan.dots.push_back(dot);
+    } else if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op) || getScratchBytes(&op) != 0) {
+      return std::nullopt;
+    }
+  }
+  if (plan.loads.empty() || plan.dots.empty())
+    return std::nullopt;
+  // Each dot reads ring slots only and only accumulates across iterations, so that it can stay in flight.
+  for (brickgpu::WarpGroupDotOp dot : plan.dots) {
+    for (Value operand : {dot.getA(), dot.getB()})
+      if (!llvm::any_of(plan.loads, [&](auto &entry) { return entry.second.getResult() == operand; }))
+        return std::nullopt;
+    auto carried = dyn_cast<BlockArgument>(dot.getC());
+    if (!carried || carried.getOwner() != loop.getBody() || carried == loop.getInductionVar() ||
+        !carried.hasOneUse() || !dot->hasOneUse() || !isa<scf::YieldOp>(*dot->getUsers().begin()) ||
+        loop.getYieldedValues()[carried.getArgNumber() - 1] != dot.getResult())
+      return std::nullopt;
+  }
+  SmallVector<Value> roots;
+  for (auto &[load, alloc] : plan.loads)
+    llvm::append_range(roots, load.getIndices());
+  std::optional<Slice> slice = sliceOf(loop, roots);
+  if (!slice)
+    return std::nullopt;
+  plan.slice = std::move(*slice);
+  // The producer warps run everything before the loop too: nothing there may touch memory or synchronize.
+  for (Operation &op : kernel.getBody().front()) {
+    if (&op == loop.getOperation())
+      break;
+    bool quiet = !op.walk([](Operation *inner) {
+                      return isMemoryEffectFree(inner) && getScratchBytes(inner) == 0 ? WalkResult::advance()
+                                                                                        : WalkResult::interrupt();
+                    }).wasInterrupted();
+    if (!quiet)
+      return std::nullopt;
+  }
+  return plan;
+}
+
+struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (failed(brickgpu::verifyEveryBlockHasALayout(module, "brickgpu-warp-specialize")))
+      return signalPassFailure();
+    unsigned numWarps = brickgpu::BrickGPUDialect::getNumWarps(module);
+    if (numStages < 2 || numWarps % 4 != 0)
+      return;
+    std::optional<Plan> chosen;
+    module.walk([&](func::FuncOp kernel) {
+      if (chosen || !kernel->hasAttr(BrickDialect::getKernelAttrName()) || kernel.getBody().empty())
+        return;
+      for (auto loop : kernel.getBody().front().getOps<scf::ForOp>())
+        if ((chosen = planFor(kernel, loop)))
+          return;
+    });
+    if (!chosen)
+      return;
+    specialize(*chosen, numWarps);
+    module->setAttr("brickgpu.producer_warps", IntegerAttr::get(IntegerType::get(&getContext(), 32), kProducerWarps));
+  }
+
+  void specialize(Plan &plan, unsigned numWarps) {
+    scf::ForOp loop = plan.loop;
+    Location loc = loop.getLoc();
+    MLIRContext *context = loop.getContext();
+    int64_t stages = numStages;
+    OpBuilder b(loop);
+    auto i32 = [&](OpBuilder &builder, int64_t value) -> Value {
+      return arith::ConstantOp::create(builder, loc, builder.getI32IntegerAttr(value));
+    };
+    auto producerOnly = [](Operation *op) { op->setAttr("brickgpu.producer", UnitAttr::get(op->getContext())); };
+
+    // Rings of the blocks' buffers and the full and empty barriers of their slots.
+    SmallVector<Value> rings;
+    int64_t bytes = 0;
+    for (auto &[load, alloc] : plan.loads) {
+      MemDescType slot = alloc.getType();
+      SmallVector<int64_t> shape{stages};
+      llvm::append_range(shape, slot.getShape());
+      rings.push_back(LocalAllocOp::create(b, alloc.getLoc(),
+                                           MemDescType::get(context, shape, slot.getElementType(), slot.getEncoding()),
+                                           Value()));
+      bytes += slot.getNumElements() * getSharedElementBytes(slot.getElementType());
+    }
+    auto encoding = brickgpu::SharedEncodingAttr::get(context, 1, 1, 1, {0});
+    auto barrierType = MemDescType::get(context, {1}, b.getI64Type(), encoding);
+    auto barrierRing = MemDescType::get(context, {stages, 1}, b.getI64Type(), encoding);
+    Value full = LocalAllocOp::create(b, loc, barrierRing, Value());
+    Value empty = LocalAllocOp::create(b, loc, barrierRing, Value());
+    auto slotOf = [&](OpBuilder &builder, Value ring, Value slot) -> Value {
+      return brickgpu::MemDescIndexOp::create(builder, loc, barrierType, ring, slot);
+    };
+    brickgpu::BarrierOp::create(b, loc, /*allWarps=*/true);
+    for (int64_t s = 0; s < stages; ++s) {
+      brickgpu::InitBarrierOp::create(b, loc, slotOf(b, full, i32(b, s)), 1);
+      brickgpu::InitBarrierOp::create(b, loc, slotOf(b, empty, i32(b, s)), numWarps / 4);
+    }
+    brickgpu::BarrierOp::create(b, loc, /*allWarps=*/true);
+
+    // (slot, phase) of the next iteration: slot + 1 mod S, the phase flipped when the slot wraps.
+    auto advance = [&](OpBuilder &builder, Value slot, Value phase) -> std::pair<Value, Value> {
+      Value last = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, slot, i32(builder, stages - 1));
+      Value next = arith::SelectOp::create(builder, loc, last, i32(builder, 0),
+                                           arith::AddIOp::create(builder, loc, slot, i32(builder, 1)));
+      Value flipped = arith::XOrIOp::create(builder, loc, phase, i32(builder, 1));
+      return {next, arith::SelectOp::create(builder, loc, last, flipped, phase)};
+    };
+
+    // The producer warpgroup.
+    auto specialized = brickgpu::WarpSpecializeOp::create(b, loc);
+    Block *producerBlock = b.createBlock(&specialized.getProducer());
+    OpBuilder p = OpBuilder::atBlockBegin(producerBlock);
+    brickgpu::SetMaxRegistersOp::create(p, loc, kProducerRegisters, /*increase=*/false);
+    SmallVector<Value> inits;
+    for (unsigned index : plan.slice.carried)
+      inits.push_back(loop.getInitArgs()[index]);
+    inits.push_back(i32(p, 0));
+    inits.push_back(i32(p, 0));
+    auto producer = scf::ForOp::create(p, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(), inits);
+    {
+      Block *body = producer.getBody();
+      if (!body->empty())
+        body->getTerminator()->erase();
+      OpBuilder in = OpBuilder::atBlockEnd(body);
+      IRMapping map;
+      map.map(loop.getInductionVar(), producer.getInductionVar());
+      for (auto [i, index] : llvm::enumerate(plan.slice.carried))
+        map.map(loop.getRegionIterArg(index), producer.getRegionIterArg(i));
+      for (Operation *op : plan.slice.ops)
+        in.clone(*op, map);
+      unsigned carried = plan.slice.carried.size();
+      Value slot = producer.getRegionIterArg(carried), phase = producer.getRegionIterArg(carried + 1);
+      // A slot is free once the consumers released its previous use; on the first pass over the ring the
+      // barrier is fresh, and waiting for the parity before its first phase returns at once.
+      Value emptied = slotOf(in, empty, slot);
+      producerOnly(brickgpu::WaitBarrierOp::create(in, loc, emptied, arith::XOrIOp::create(in, loc, phase, i32(in, 1)),
+                                                   ValueRange{}));
+      Value filled = slotOf(in, full, slot);
+      Value yes = arith::ConstantOp::create(in, loc, in.getBoolAttr(true));
+      producerOnly(brickgpu::BarrierExpectOp::create(in, loc, filled, bytes, yes));
+      for (auto [entry, ring] : llvm::zip(plan.loads, rings)) {
+        auto [load, alloc] = entry;
+        Value buffer = brickgpu::MemDescIndexOp::create(in, loc, alloc.getType(), ring, slot);
+        SmallVector<Value> indices =
+            llvm::map_to_vector(load.getIndices(), [&](Value index) { return map.lookupOrDefault(index); });
+        auto desc = load.getDesc().getDefiningOp<MakeTensorDescriptorOp>();
+        producerOnly(brickgpu::AsyncTMACopyGlobalToLocalOp::create(in, loc, desc.getMap(), indices, buffer, filled, yes));
+      }
+      SmallVector<Value> yielded;
+      for (unsigned index : plan.slice.carried)
+        yielded.push_back(map.lookupOrDefault(loop.getYieldedValues()[index]));
+      auto [nextSlot, nextPhase] = advance(in, slot, phase);
+      yielded.push_back(nextSlot);
+      yielded.push_back(nextPhase);
+      scf::YieldOp::create(in, loc, yielded);
+    }
+    brickgpu::WarpReturnOp::create(p, loc);
+
+    // The consumers: the loop itself, carrying its slot and phase.
+    b.setInsertionPoint(loop);
+    brickgpu::SetMaxRegistersOp::create(b, loc, kConsumerRegisters, /*increase=*/true);
+    SmallVector<Value> consumerInits(loop.getInitArgs());
+    consumerInits.push_back(i32(b, 0));
+    consumerInits.push_back(i32(b, 0));
+    auto consumer = scf::ForOp::create(b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(), consumerInits);
+    Block *body = consumer.getBody();
+    if (!body->empty())
+      body->getTerminator()->erase();
+    body->getOperations().splice(body->end(), loop.getBody()->getOperations());
+    unsigned original = loop.getNumRegionIterArgs();
+    loop.getInductionVar().replaceAllUsesWith(consumer.getInductionVar());
+    for (unsigned i = 0; i < original; ++i)
+      loop.getRegionIterArg(i).replaceAllUsesWith(consumer.getRegionIterArg(i));
+    Value slot = consumer.getRegionIterArg(original), phase = consumer.getRegionIterArg(original + 1);
+
+    OpBuilder top = OpBuilder::atBlockBegin(body);
+    brickgpu::WaitBarrierOp::create(top, loc, slotOf(top, full, slot), phase, ValueRange{});
+    for (auto [entry, ring] : llvm::zip(plan.loads, rings)) {
+      auto [load, alloc] = entry;
+      OpBuilder at(alloc);
+      alloc.replaceAllUsesWith(brickgpu::MemDescIndexOp::create(at, loc, alloc.getType(), ring, slot).getResult());
+      alloc.erase();
+      load.erase();
+    }
+    for (brickgpu::WarpGroupDotOp dot : plan.dots) {
+      dot.setIsAsync(true);
+      OpBuilder next(dot->getBlock(), std::next(Block::iterator(dot)));
+      auto wait = brickgpu::WarpGroupDotWaitOp::create(next, loc, dot.getResult().getType(), ValueRange{dot.getResult()}, 1);
+      dot.getResult().replaceAllUsesExcept(wait.getResult(0), wait);
+    }
+    // The previous iteration's dots are done: each warpgroup releases their slot (none before the first).
+    Operation *yield = body->getTerminator();
+    OpBuilder atEnd(yield);
+    Value previous = arith::SelectOp::create(
+        atEnd, loc, arith::CmpIOp::create(atEnd, loc, arith::CmpIPredicate::eq, slot, i32(atEnd, 0)),
+        i32(atEnd, stages - 1), arith::SubIOp::create(atEnd, loc, slot, i32(atEnd, 1)));
+    Value notFirst = arith::CmpIOp::create(atEnd, loc, arith::CmpIPredicate::ne, consumer.getInductionVar(),
+                                           consumer.getLowerBound());
+    brickgpu::BarrierArriveOp::create(atEnd, loc, slotOf(atEnd, empty, previous), notFirst);
+    SmallVector<Value> yielded(yield->getOperands());
+    auto [nextSlot, nextPhase] = advance(atEnd, slot, phase);
+    yielded.push_back(nextSlot);
+    yielded.push_back(nextPhase);
+    scf::YieldOp::create(atEnd, loc, yielded);
+    yield->erase();
+
+    // After the loop: the last dots, then the barriers' bytes may go (every copy has landed and been read).
+    OpBuilder after(loop->getBlock(), std::next(Block::iterator(loop)));
+    SmallVector<std::pair<unsigned, Value>> finished;
+    for (brickgpu::WarpGroupDotOp dot : plan.dots) {
+      unsigned index = cast<BlockArgument>(dot.getC()).getArgNumber() - 1;
+      auto last = brickgpu::WarpGroupDotWaitOp::create(after, loc, dot.getResult().getType(),
+                                                       ValueRange{consumer.getResult(index)}, 0);
+      finished.emplace_back(index, last.getResult(0));
+    }
+    brickgpu::BarrierOp::create(after, loc, /*allWarps=*/false);
+    for (int64_t s = 0; s < stages; ++s) {
+      brickgpu::InvalidateBarrierOp::create(after, loc, slotOf(after, full, i32(after, s)));
+      brickgpu::InvalidateBarrierOp::create(after, loc, slotOf(after, empty, i32(after, s)));
+    }
+    loop.replaceAllUsesWith(consumer.getResults().take_front(original));
+    for (auto [index, value] : finished)
+      consumer.getResult(index).replaceAllUsesExcept(value, value.getDefiningOp());
+    loop.erase();
+  }
+};
+} // namespace
+} // namespace mlir::brick

@@ -1,0 +1,107 @@
+// A K loop of TMA blocks and wgmma dots split into a producer warpgroup and the consumer warps.
+// RUN: brick-opt %s -split-input-file -brickgpu-warp-specialize=num-stages=3 | FileCheck %s
+
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+#rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]}>
+#a = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#b = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#s = #brickgpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+// CHECK: module attributes {brickgpu.num_warps = 8 : i32, brickgpu.producer_warps = 4 : i32}
+module attributes {brickgpu.num_warps = 8 : i32} {
+  // CHECK-LABEL: func.func @matmul
+  // CHECK: %[[RA:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<3x128x64xf16
+  // CHECK: %[[RB:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<3x64x128xf16
+  // CHECK: %[[FULL:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<3x1xi64
+  // CHECK: %[[EMPTY:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<3x1xi64
+  // Every warp initializes: full counts one arrival (the producer's expect), empty one per consumer warpgroup.
+  // CHECK: brickgpu.barrier {allWarps}
+  // CHECK: brickgpu.init_barrier %{{.*}}, 1
+  // CHECK: brickgpu.init_barrier %{{.*}}, 2
+  // CHECK: brickgpu.barrier {allWarps}
+  // The producer: fewer registers; per iteration wait until the slot is empty (the parity before its phase),
+  // expect both blocks' bytes, copy.
+  // CHECK: brickgpu.warp_specialize {
+  // CHECK-NEXT: brickgpu.set_max_registers 40
+  // CHECK: scf.for %[[I:.*]] = %{{.*}} iter_args(%[[PS:.*]] = %c0_i32{{.*}}, %[[PP:.*]] = %c0_i32{{.*}})
+  // CHECK: %[[K:.*]] = arith.muli %[[I]], %c64_i32
+  // CHECK: %[[E:.*]] = brickgpu.memdesc_index %[[EMPTY]][%[[PS]]]
+  // CHECK: %[[NOT:.*]] = arith.xori %[[PP]], %c1_i32
+  // CHECK: brickgpu.wait_barrier %[[E]], %[[NOT]] {brickgpu.producer}
+  // CHECK: %[[F:.*]] = brickgpu.memdesc_index %[[FULL]][%[[PS]]]
+  // CHECK: brickgpu.barrier_expect %[[F]], 32768, %true {brickgpu.producer}
+  // CHECK: brickgpu.async_tma_copy_global_to_local %arg1[%arg3, %[[K]]] {{.*}}, %[[F]], %true {brickgpu.producer}
+  // CHECK: brickgpu.async_tma_copy_global_to_local %arg2[%[[K]], %arg4] {{.*}}, %[[F]], %true {brickgpu.producer}
+  // CHECK: scf.yield
+  // CHECK: brickgpu.warp_return
+  // The consumers: more registers; wait until the slot is full, multiply in flight, release the previous slot.
+  // CHECK: brickgpu.set_max_registers 232 {increase}
+  // CHECK: scf.for %[[J:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[S:.*]] = %c0_i32{{.*}}, %[[P:.*]] = %c0_i32{{.*}})
+  // CHECK: %[[F2:.*]] = brickgpu.memdesc_index %[[FULL]][%[[S]]]
+  // CHECK-NEXT: brickgpu.wait_barrier %[[F2]], %[[P]] :
+  // CHECK: %[[D:.*]] = brickgpu.warpgroup_dot {{.*}} {isAsync}
+  // CHECK-NEXT: %[[W:.*]] = brickgpu.warpgroup_dot_wait %[[D]] {pendings = 1 : i32}
+  // CHECK: %[[PREV:.*]] = arith.select {{.*}}, %c2_i32{{.*}}, %{{.*}}
+  // CHECK: %[[LATER:.*]] = arith.cmpi ne, %[[J]], %c0_i32
+  // CHECK: %[[E2:.*]] = brickgpu.memdesc_index %[[EMPTY]][%[[PREV]]]
+  // CHECK: brickgpu.barrier_arrive %[[E2]], %[[LATER]]
+  // CHECK: scf.yield %[[W]]
+  // After the loop: the last dot, a consumer barrier, the barriers invalidated.
+  // CHECK: brickgpu.warpgroup_dot_wait %{{.*}} {pendings = 0 : i32}
+  // CHECK-NEXT: brickgpu.barrier
+  // CHECK-COUNT-6: brickgpu.inval_barrier
+  // CHECK-NOT: brick.descriptor_load
+  func.func @matmul(%p: !brick.ptr<f16>, %mapA: !brick.tensormap, %mapB: !brick.tensormap, %m: i32, %n: i32,
+                    %kTiles: i32, %s: i64) attributes {brick.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+    %da = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %mapA : !brick.ptr<f16> -> !brick.tensordesc<128x64xf16>
+    %db = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %mapB : !brick.ptr<f16> -> !brick.tensordesc<64x128xf16>
+    %acc = scf.for %k = %c0 to %kTiles step %c1 iter_args(%c = %zero) -> (tensor<128x128xf32, #mma>) : i32 {
+      %kk = arith.muli %k, %c64 : i32
+      %x = brick.descriptor_load %da[%m, %kk] : !brick.tensordesc<128x64xf16> -> tensor<128x64xf16, #rows>
+      %y = brick.descriptor_load %db[%kk, %n] : !brick.tensordesc<64x128xf16> -> tensor<64x128xf16, #rows>
+      %xa = brickgpu.local_alloc %x : (tensor<128x64xf16, #rows>) -> !brickgpu.memdesc<128x64xf16, #a>
+      %yb = brickgpu.local_alloc %y : (tensor<64x128xf16, #rows>) -> !brickgpu.memdesc<64x128xf16, #b>
+      %d = brickgpu.warpgroup_dot %xa, %yb, %c : !brickgpu.memdesc<128x64xf16, #a>, !brickgpu.memdesc<64x128xf16, #b> -> tensor<128x128xf32, #mma>
+      scf.yield %d : tensor<128x128xf32, #mma>
+    }
+    %kept = brickgpu.local_alloc %acc : (tensor<128x128xf32, #mma>) -> !brickgpu.memdesc<128x128xf32, #s>
+    return
+  }
+}
+
+// -----
+
+// Code before the loop that touches memory would run on the producer warps too: the loop is left alone.
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#a = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#s = #brickgpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+// CHECK-NOT: producer_warps
+// CHECK-LABEL: func.func @store_first
+// CHECK-NOT: warp_specialize
+// CHECK: brick.descriptor_load
+module attributes {brickgpu.num_warps = 4 : i32} {
+  func.func @store_first(%p: !brick.ptr<f16>, %map: !brick.tensormap, %m: i32, %kTiles: i32, %s: i64, %flag: !brick.ptr<i32>) attributes {brick.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %zero = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
+    brick.store %flag, %c1 : !brick.ptr<i32>
+    %da = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<64x128xf16>
+    %db = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<128x128xf16>
+    %acc = scf.for %k = %c0 to %kTiles step %c1 iter_args(%c = %zero) -> (tensor<64x128xf32, #mma>) : i32 {
+      %x = brick.descriptor_load %da[%m, %k] : !brick.tensordesc<64x128xf16> -> tensor<64x128xf16, #rows>
+      %xa = brickgpu.local_alloc %x : (tensor<64x128xf16, #rows>) -> !brickgpu.memdesc<64x128xf16, #a>
+      %y = brick.descriptor_load %db[%k, %m] : !brick.tensordesc<128x128xf16> -> tensor<128x128xf16, #rows>
+      %yb = brickgpu.local_alloc %y : (tensor<128x128xf16, #rows>) -> !brickgpu.memdesc<128x128xf16, #a>
+      %d = brickgpu.warpgroup_dot %xa, %yb, %c : !brickgpu.memdesc<64x128xf16, #a>, !brickgpu.memdesc<128x128xf16, #a> -> tensor<64x128xf32, #mma>
+      scf.yield %d : tensor<64x128xf32, #mma>
+    }
+    %kept = brickgpu.local_alloc %acc : (tensor<64x128xf32, #mma>) -> !brickgpu.memdesc<64x128xf32, #s>
+    return
+  }
+}
