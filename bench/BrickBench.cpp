@@ -140,6 +140,7 @@ template <ElementTag T> struct MatmulShape {
   Precision precision;
   unsigned targetCapability;
   bool descriptors = false; // examples::matmulDescriptors instead of the pointer kernel
+  bool persistent = false;  // examples::matmulPersistent (descriptors), one program per SM
   std::vector<float> a, b;
   DeviceBuffer da, db, dc;
 
@@ -185,11 +186,23 @@ template <ElementTag T> struct MatmulShape {
     static auto kernel = examples::matmulDescriptors<T>();
     return kernel;
   }
+  static auto &persistentKernel() {
+    static auto kernel = examples::matmulPersistent<T>();
+    return kernel;
+  }
 
   runtime::Error launch(const examples::MatmulConfig &config) {
     LaunchOptions options{.numWarps = config.warps, .numStages = config.stages};
     options.targetCapability = targetCapability;
     options.warpSpecialize = config.warpSpecialize;
+    if (persistent) {
+      unsigned sms = unsigned(device->multiprocessors());
+      return persistentKernel().launch(Grid{std::min(config.programs(m, n), sms)}, options,
+                                       TensorDescriptorArg::of(da, {m, k}, {k, 1}, {config.blockM, config.blockK}),
+                                       TensorDescriptorArg::of(db, {k, n}, {n, 1}, {config.blockK, config.blockN}),
+                                       TensorDescriptorArg::of(dc, {m, n}, {n, 1}, {config.blockM, config.blockN}), m, n,
+                                       k, config.blockM, config.blockN, config.blockK, config.groupM);
+    }
     if (descriptors)
       return descriptorKernel().launch(Grid{config.programs(m, n)}, options,
                                        TensorDescriptorArg::of(da, {m, k}, {k, 1}, {config.blockM, config.blockK}),
@@ -310,6 +323,30 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
       report("matmul_descriptors_bf16_" + shape, problem.measure(configFor(m, n, k, 2)));
     }
   }
+  // Warp-specialized (a producer warpgroup issues the TMA copies; sm_90a only), tile by tile and persistent.
+  if (target == 0 && device->computeCapability() == 90)
+    for (auto [m, n, k] : {std::tuple{4096, 4096, 4096}, {8192, 8192, 8192}, {4000, 4000, 4000}}) {
+      std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+      examples::MatmulConfig config = configFor(m, n, k, 2);
+      config.warpSpecialize = true;
+      examples::MatmulConfig persistentConfig = config;
+      persistentConfig.stages = 3; // the ring lives through the epilogue, whose conversion needs its own bytes
+      for (bool bf16 : {false, true}) {
+        std::string type = bf16 ? "bf16_" : "fp16_";
+        auto run = [&](auto tag) {
+          using T = decltype(tag);
+          MatmulShape<T> problem(m, n, k, Precision::TF32, target);
+          problem.descriptors = true;
+          report("matmul_ws_" + type + shape, problem.measure(config));
+          problem.persistent = true;
+          report("matmul_persistent_ws_" + type + shape, problem.measure(persistentConfig));
+        };
+        if (bf16)
+          run(brick::bf16{});
+        else
+          run(brick::f16{});
+      }
+    }
   MatmulShape<brick::f32> tf32(4096, 4096, 4096, Precision::TF32, target);
   report("matmul_tf32_4096x4096x4096", tf32.measure(configFor(4096, 4096, 4096, 4)));
 

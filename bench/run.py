@@ -116,10 +116,13 @@ def print_matmul(brick, anchors, title="matmul (TFLOP/s)"):
     keys = [f"matmul_{n}_{M}x{N}x{K}" for n in ("fp16", "bf16") for (M, N, K) in MATMUL_SHAPES]
     keys.append("matmul_tf32_4096x4096x4096")
     keys += [f"matmul_descriptors_{n}_{M}x{N}x{K}" for n in ("fp16", "bf16") for (M, N, K) in MATMUL_SHAPES]
+    keys += [f"matmul_{kind}_{n}_{M}x{N}x{K}" for kind in ("ws", "persistent_ws") for n in ("fp16", "bf16")
+             for (M, N, K) in MATMUL_SHAPES if M > 16 and f"matmul_{kind}_{n}_{M}x{N}x{K}_TFLOPs" in brick]
     for key in keys:
         b = brick[key + "_TFLOPs"]
-        cub = anchors[key.replace("descriptors_", "") + "_cublas"]
-        tri = anchors.get(key.replace("descriptors_", "") + "_triton")
+        plain = key.replace("descriptors_", "").replace("persistent_ws_", "").replace("ws_", "")
+        cub = anchors[plain + "_cublas"]
+        tri = anchors.get(plain + "_triton")
         tri_text = f"{tri:8.1f}" if tri else f"{'-':>8s}"
         ratio = f"{b / tri:8.2f}" if tri else f"{'-':>8s}"
         rows = int(key.split("_")[-1].split("x")[0])

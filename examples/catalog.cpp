@@ -43,12 +43,16 @@ const std::vector<Example> &catalog() {
       make("matmul_descriptors", "C = A * B through tensor descriptors (f16, 128x128x32 blocks, 4 warps, 4 stages)",
            matmulDescriptors<brick::f16>(), descriptorMatmul(128, 128, 32, 8), MatmulConfig{}.warps,
            MatmulConfig{}.stages),
+      make("matmul_persistent",
+           "C = A * B, persistent (a program per SM takes tiles in turn), through tensor descriptors (f16, "
+           "128x128x32 blocks, 4 warps, 4 stages)",
+           matmulPersistent<brick::f16>(), descriptorMatmul(128, 128, 32, 8), MatmulConfig{}.warps, MatmulConfig{}.stages),
       make("moe", "MoE grouped GEMM (bf16, 64x128x64 tiles, GROUP_M = 8)", moe<brick::bf16>(),
            {aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, dyn, dyn, aligned, one, aligned,
             aligned, one, aligned, one, 64, 128, 64, 8}),
     };
     for (Example &example : list)
-      if (example.name == "matmul_descriptors")
+      if (example.name == "matmul_descriptors" || example.name == "matmul_persistent")
         example.withConstants = [descriptorMatmul](const std::vector<int64_t> &c) {
           return c.size() == 4 ? descriptorMatmul(c[0], c[1], c[2], c[3]) : brick::Specialization();
         };

@@ -62,6 +62,27 @@ template <ElementTag T = f16, ElementTag Out = T> auto matmulDescriptors(Precisi
   });
 }
 
+/// The same product as a persistent kernel: launch as many programs as the GPU runs at once (one per SM); each
+/// takes tiles program_id, program_id + num_programs, ... in the grouped order. With warp specialization (sm_90a)
+/// the producer warpgroup fills the next tile's slots while the consumers store this one.
+template <ElementTag T = f16, ElementTag Out = T> auto matmulPersistent(Precision precision = Precision::TF32) {
+  using Accumulator = std::conditional_t<std::is_same_v<T, i8>, i32, f32>;
+  return kernel("matmul_persistent", [precision](TensorDescriptor<T, 2> a, TensorDescriptor<T, 2> b,
+                                                 TensorDescriptor<Out, 2> c, Int M, Int N, Int K, Const<int> BLOCK_M,
+                                                 Const<int> BLOCK_N, Const<int> BLOCK_K, Const<int> GROUP_M) {
+    Int tilesM = cdiv(M, BLOCK_M), tilesN = cdiv(N, BLOCK_N);
+    for_range(program_id(0), tilesM * tilesN, num_programs(0), [&](Int tile) {
+      auto [tileM, tileN] = grouped_tile(tile, tilesM, tilesN, GROUP_M);
+      Int row = tileM * BLOCK_M, column = tileN * BLOCK_N;
+      Tensor acc = zeros<Accumulator>({BLOCK_M, BLOCK_N});
+      for_range(0, cdiv(K, BLOCK_K), 1, carry(acc), [&](Int k) {
+        acc = dot(a.load({row, k * BLOCK_K}), b.load({k * BLOCK_K, column}), acc, precision);
+      });
+      c.store({row, column}, acc);
+    });
+  });
+}
+
 /// How to launch matmul: tile sizes (the kernel's Const parameters), warps and pipeline stages.
 struct MatmulConfig {
   int blockM = 128, blockN = 128, blockK = 32, groupM = 8;

@@ -37,6 +37,15 @@ template <brick::ElementTag T> auto &matmulKernel(Precision precision) {
   return kernels[static_cast<int>(precision)];
 }
 
+template <brick::ElementTag T> auto &matmulPersistentKernel(Precision precision) {
+  using Out = typename MatmulTraits<T>::Out;
+  using Kernel = decltype(matmulPersistent<T, Out>());
+  static std::array<Kernel, 3> kernels = {matmulPersistent<T, Out>(Precision::IEEE),
+                                          matmulPersistent<T, Out>(Precision::TF32),
+                                          matmulPersistent<T, Out>(Precision::TF32x3)};
+  return kernels[static_cast<int>(precision)];
+}
+
 template <brick::ElementTag T> auto &matmulDescriptorsKernel(Precision precision) {
   using Out = typename MatmulTraits<T>::Out;
   using Kernel = decltype(matmulDescriptors<T, Out>());
@@ -113,12 +122,23 @@ template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &dev
   options.warpSpecialize = config.warpSpecialize;
   if (config.warpSpecialize)
     check.what += ", warp-specialized";
-  if (problem.descriptors) {
-    check.what += ", through tensor descriptors";
+  if (problem.descriptors || problem.persistent) {
+    check.what += problem.persistent ? ", persistent, through tensor descriptors" : ", through tensor descriptors";
     if (problem.transposeA || problem.transposeB)
       return check.failure = "matmulDescriptors takes A and B untransposed", check;
   }
   brick::runtime::Error error = timed(check, [&] {
+    if (problem.persistent) {
+      using brick::TensorDescriptorArg;
+      // One program per SM (a few on the interpreter), never more than there are tiles.
+      unsigned programs = std::min(config.programs(m, n), unsigned(std::max(4, device.multiprocessors())));
+      return matmulPersistentKernel<T>(problem.precision)
+          .launch(brick::Grid{programs}, options,
+                  TensorDescriptorArg::of(*da, {m, k}, {aStride, 1}, {config.blockM, config.blockK}),
+                  TensorDescriptorArg::of(*db, {k, n}, {bStride, 1}, {config.blockK, config.blockN}),
+                  TensorDescriptorArg::of(*dc, {m, n}, {cStride, 1}, {config.blockM, config.blockN}), m, n, k,
+                  config.blockM, config.blockN, config.blockK, config.groupM);
+    }
     if (problem.descriptors) {
       using brick::TensorDescriptorArg;
       return matmulDescriptorsKernel<T>(problem.precision)

@@ -8,6 +8,10 @@
 // the loop, the copies run as far ahead as the ring allows, and registers move from the producers (which only
 // issue copies) to the consumers (which hold the accumulators) with setmaxnreg.
 //
+// The K loop may sit in a persistent tile loop (an scf.for at the kernel's top level, over the tiles a program
+// takes). The producer then runs that loop too, computing each tile's coordinates, and the ring's slot and
+// phase carry on from tile to tile: the producer fills the next tile's slots while the consumers store this one.
+//
 //===----------------------------------------------------------------------===//
 
 #include "brick/Analysis/SharedMemory.h"
@@ -34,18 +38,37 @@ constexpr unsigned kProducerWarps = 4;
 // 4 producer warps at 40 registers and 8 consumer warps at 232 fill the 64K registers of an SM.
 constexpr unsigned kProducerRegisters = 40, kConsumerRegisters = 232;
 
-/// A loop the pass takes: its TMA blocks (and the buffers they fill) and its dots.
+/// A loop the pass takes: its TMA blocks (and the buffers they fill) and its dots; the tile loop around it, if any.
 struct Plan {
   scf::ForOp loop;
+  scf::ForOp outer;
+  Slice outerSlice; // what computes the K loop's bounds and the coordinates' tile parts
   SmallVector<std::pair<DescriptorLoadOp, LocalAllocOp>> loads;
   SmallVector<brickgpu::WarpGroupDotOp> dots;
   Slice slice; // what computes the blocks' coordinates
 };
 
+/// Whether every op of `range` leaves memory alone and synchronizes nothing (the producer warps may run it).
+bool quiet(llvm::iterator_range<Block::iterator> range) {
+  for (Operation &op : range) {
+    bool touches = op.walk([](Operation *inner) {
+                       return isMemoryEffectFree(inner) && getScratchBytes(inner) == 0 ? WalkResult::advance()
+                                                                                       : WalkResult::interrupt();
+                     }).wasInterrupted();
+    if (touches)
+      return false;
+  }
+  return true;
+}
+
 std::optional<Plan> planFor(func::FuncOp kernel, scf::ForOp loop) {
-  if (loop->getBlock() != &kernel.getBody().front() || loop.getUnsignedCmp())
+  Block *entry = &kernel.getBody().front();
+  auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
+  if (loop.getUnsignedCmp() || !(loop->getBlock() == entry || (outer && outer->getBlock() == entry)))
     return std::nullopt;
-  Plan plan{loop, {}, {}, {}};
+  if (outer && outer.getUnsignedCmp())
+    return std::nullopt;
+  Plan plan{loop, outer, {}, {}, {}, {}};
   for (Operation &op : loop.getBody()->without_terminator()) {
     if (auto load = dyn_cast<DescriptorLoadOp>(op)) {
       LocalAllocOp alloc = tmaTarget(load);
@@ -81,18 +104,51 @@ std::optional<Plan> planFor(func::FuncOp kernel, scf::ForOp loop) {
   if (!slice)
     return std::nullopt;
   plan.slice = std::move(*slice);
-  // The producer warps run everything before the loop too: nothing there may touch memory or synchronize.
-  for (Operation &op : kernel.getBody().front()) {
-    if (&op == loop.getOperation())
-      break;
-    bool quiet = !op.walk([](Operation *inner) {
-                      return isMemoryEffectFree(inner) && getScratchBytes(inner) == 0 ? WalkResult::advance()
-                                                                                        : WalkResult::interrupt();
-                    }).wasInterrupted();
-    if (!quiet)
+  // The producer warps run everything before the (outermost) loop too: nothing there may touch memory or
+  // synchronize.
+  Operation *top = outer ? outer.getOperation() : loop.getOperation();
+  if (!quiet(llvm::make_range(entry->begin(), Block::iterator(top))))
+    return std::nullopt;
+  if (outer) {
+    // In the tile loop, the producer recomputes what the K loop's bounds, its carried values' starts and the
+    // coordinates take from the tile loop's body: side-effect free, and not carried from tile to tile.
+    SmallVector<Value> roots{loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
+    for (unsigned index : plan.slice.carried)
+      roots.push_back(loop.getInitArgs()[index]);
+    for (Operation *op : plan.slice.ops)
+      for (Value operand : op->getOperands())
+        if (operand.getParentBlock() == outer.getBody())
+          roots.push_back(operand);
+    for (auto &[load, alloc] : plan.loads)
+      for (Value index : load.getIndices())
+        if (index.getParentBlock() == outer.getBody())
+          roots.push_back(index);
+    std::optional<Slice> tile = sliceOf(outer, roots);
+    if (!tile || !tile->carried.empty())
       return std::nullopt;
+    plan.outerSlice = std::move(*tile);
   }
   return plan;
+}
+
+/// `loop` rebuilt with two more loop values (a ring's slot and phase, from `slot` and `phase`), its body moved
+/// over; `loop` is erased and its results replaced. The new body's terminator still yields the old values.
+scf::ForOp withSlotAndPhase(OpBuilder &b, scf::ForOp &loop, Value slot, Value phase) {
+  SmallVector<Value> inits(loop.getInitArgs());
+  inits.push_back(slot);
+  inits.push_back(phase);
+  auto rebuilt = scf::ForOp::create(b, loop.getLoc(), loop.getLowerBound(), loop.getUpperBound(), loop.getStep(), inits);
+  Block *body = rebuilt.getBody();
+  if (!body->empty())
+    body->getTerminator()->erase();
+  body->getOperations().splice(body->end(), loop.getBody()->getOperations());
+  loop.getInductionVar().replaceAllUsesWith(rebuilt.getInductionVar());
+  for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+    loop.getRegionIterArg(i).replaceAllUsesWith(rebuilt.getRegionIterArg(i));
+  loop.replaceAllUsesWith(rebuilt.getResults().take_front(loop.getNumResults()));
+  loop.erase();
+  loop = rebuilt;
+  return rebuilt;
 }
 
 struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass> {
@@ -109,9 +165,14 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
     module.walk([&](func::FuncOp kernel) {
       if (chosen || !kernel->hasAttr(BrickDialect::getKernelAttrName()) || kernel.getBody().empty())
         return;
-      for (auto loop : kernel.getBody().front().getOps<scf::ForOp>())
+      // A K loop at the top, or in a tile loop at the top.
+      for (auto loop : kernel.getBody().front().getOps<scf::ForOp>()) {
         if ((chosen = planFor(kernel, loop)))
           return;
+        for (auto inner : loop.getBody()->getOps<scf::ForOp>())
+          if ((chosen = planFor(kernel, inner)))
+            return;
+      }
     });
     if (!chosen)
       return;
@@ -124,7 +185,8 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
     Location loc = loop.getLoc();
     MLIRContext *context = loop.getContext();
     int64_t stages = numStages;
-    OpBuilder b(loop);
+    // Everything before the split goes before the outermost loop.
+    OpBuilder b(plan.outer ? plan.outer.getOperation() : loop.getOperation());
     auto i32 = [&](OpBuilder &builder, int64_t value) -> Value {
       return arith::ConstantOp::create(builder, loc, builder.getI32IntegerAttr(value));
     };
@@ -171,18 +233,38 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
     Block *producerBlock = b.createBlock(&specialized.getProducer());
     OpBuilder p = OpBuilder::atBlockBegin(producerBlock);
     brickgpu::SetMaxRegistersOp::create(p, loc, kProducerRegisters, /*increase=*/false);
+    // In a tile loop, the producer runs it too (slot and phase carried), recomputing each tile's values.
+    IRMapping tileMap;
+    scf::ForOp producerTiles;
+    Value startSlot = i32(p, 0), startPhase = i32(p, 0);
+    if (plan.outer) {
+      scf::ForOp outer = plan.outer;
+      producerTiles = scf::ForOp::create(p, loc, outer.getLowerBound(), outer.getUpperBound(), outer.getStep(),
+                                         ValueRange{startSlot, startPhase});
+      Block *tileBody = producerTiles.getBody();
+      if (!tileBody->empty())
+        tileBody->getTerminator()->erase();
+      p.setInsertionPointToEnd(tileBody);
+      tileMap.map(outer.getInductionVar(), producerTiles.getInductionVar());
+      for (Operation *op : plan.outerSlice.ops)
+        p.clone(*op, tileMap);
+      startSlot = producerTiles.getRegionIterArg(0);
+      startPhase = producerTiles.getRegionIterArg(1);
+    }
     SmallVector<Value> inits;
     for (unsigned index : plan.slice.carried)
-      inits.push_back(loop.getInitArgs()[index]);
-    inits.push_back(i32(p, 0));
-    inits.push_back(i32(p, 0));
-    auto producer = scf::ForOp::create(p, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(), inits);
+      inits.push_back(tileMap.lookupOrDefault(loop.getInitArgs()[index]));
+    inits.push_back(startSlot);
+    inits.push_back(startPhase);
+    auto producer = scf::ForOp::create(p, loc, tileMap.lookupOrDefault(loop.getLowerBound()),
+                                       tileMap.lookupOrDefault(loop.getUpperBound()),
+                                       tileMap.lookupOrDefault(loop.getStep()), inits);
     {
       Block *body = producer.getBody();
       if (!body->empty())
         body->getTerminator()->erase();
       OpBuilder in = OpBuilder::atBlockEnd(body);
-      IRMapping map;
+      IRMapping map = tileMap;
       map.map(loop.getInductionVar(), producer.getInductionVar());
       for (auto [i, index] : llvm::enumerate(plan.slice.carried))
         map.map(loop.getRegionIterArg(index), producer.getRegionIterArg(i));
@@ -214,14 +296,28 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
       yielded.push_back(nextPhase);
       scf::YieldOp::create(in, loc, yielded);
     }
+    if (producerTiles) {
+      unsigned carried = plan.slice.carried.size();
+      scf::YieldOp::create(p, loc, ValueRange{producer.getResult(carried), producer.getResult(carried + 1)});
+      p.setInsertionPointAfter(producerTiles);
+    }
     brickgpu::WarpReturnOp::create(p, loc);
 
-    // The consumers: the loop itself, carrying its slot and phase.
-    b.setInsertionPoint(loop);
+    // The consumers: the loop itself, carrying its slot and phase (through the tile loop too).
+    b.setInsertionPoint(plan.outer ? plan.outer.getOperation() : loop.getOperation());
     brickgpu::SetMaxRegistersOp::create(b, loc, kConsumerRegisters, /*increase=*/true);
+    Value tileSlot = i32(b, 0), tilePhase = i32(b, 0);
+    scf::ForOp consumerTiles;
+    if (plan.outer) {
+      unsigned tileValues = plan.outer.getNumRegionIterArgs();
+      consumerTiles = withSlotAndPhase(b, plan.outer, tileSlot, tilePhase);
+      tileSlot = consumerTiles.getRegionIterArg(tileValues);
+      tilePhase = consumerTiles.getRegionIterArg(tileValues + 1);
+      b.setInsertionPoint(loop);
+    }
     SmallVector<Value> consumerInits(loop.getInitArgs());
-    consumerInits.push_back(i32(b, 0));
-    consumerInits.push_back(i32(b, 0));
+    consumerInits.push_back(tileSlot);
+    consumerInits.push_back(tilePhase);
     auto consumer = scf::ForOp::create(b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(), consumerInits);
     Block *body = consumer.getBody();
     if (!body->empty())
@@ -264,7 +360,8 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
     scf::YieldOp::create(atEnd, loc, yielded);
     yield->erase();
 
-    // After the loop: the last dots, then the barriers' bytes may go (every copy has landed and been read).
+    // After the loop: the last dots; in a tile loop, release the last slot (the producer may be waiting for it to
+    // fill the next tile's) and carry slot and phase on.
     OpBuilder after(loop->getBlock(), std::next(Block::iterator(loop)));
     SmallVector<std::pair<unsigned, Value>> finished;
     for (brickgpu::WarpGroupDotOp dot : plan.dots) {
@@ -272,6 +369,23 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
       auto last = brickgpu::WarpGroupDotWaitOp::create(after, loc, dot.getResult().getType(),
                                                        ValueRange{consumer.getResult(index)}, 0);
       finished.emplace_back(index, last.getResult(0));
+    }
+    if (consumerTiles) {
+      Value endSlot = consumer.getResult(original), endPhase = consumer.getResult(original + 1);
+      Value lastSlot = arith::SelectOp::create(
+          after, loc, arith::CmpIOp::create(after, loc, arith::CmpIPredicate::eq, endSlot, i32(after, 0)),
+          i32(after, stages - 1), arith::SubIOp::create(after, loc, endSlot, i32(after, 1)));
+      Value ran = arith::CmpIOp::create(after, loc, arith::CmpIPredicate::slt, consumer.getLowerBound(),
+                                        consumer.getUpperBound());
+      brickgpu::BarrierArriveOp::create(after, loc, slotOf(after, empty, lastSlot), ran);
+      Operation *tileYield = consumerTiles.getBody()->getTerminator();
+      SmallVector<Value> carriedOn(tileYield->getOperands());
+      carriedOn.push_back(endSlot);
+      carriedOn.push_back(endPhase);
+      OpBuilder atTileEnd(tileYield);
+      scf::YieldOp::create(atTileEnd, loc, carriedOn);
+      tileYield->erase();
+      after.setInsertionPointAfter(consumerTiles);
     }
     brickgpu::BarrierOp::create(after, loc, /*allWarps=*/false);
     for (int64_t s = 0; s < stages; ++s) {

@@ -105,3 +105,56 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     return
   }
 }
+
+// -----
+
+// A K loop in a persistent tile loop: the producer runs the tile loop too (the tile's row recomputed), the ring's
+// slot and phase carry on from tile to tile in both; the consumers release a tile's last slot after its last dot.
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#a = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#s = #brickgpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: func.func @persistent
+  // CHECK: brickgpu.warp_specialize {
+  // CHECK: %[[PT:.*]]:2 = scf.for %[[T:.*]] = %arg6 to %arg7 step %arg8 iter_args(%[[TS:.*]] = %c0_i32{{.*}}, %[[TP:.*]] = %c0_i32{{.*}})
+  // CHECK: %[[ROW:.*]] = arith.muli %[[T]], %c64_i32
+  // CHECK: %[[PK:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %[[TS]], %{{.*}} = %[[TP]])
+  // CHECK: brickgpu.async_tma_copy_global_to_local %arg1[%[[ROW]], %{{.*}}]
+  // CHECK: scf.yield %[[PK]]#0, %[[PK]]#1
+  // CHECK: brickgpu.warp_return
+  // CHECK: %[[CT:.*]]:2 = scf.for %{{.*}} = %arg6 to %arg7 step %arg8 iter_args(%[[CS:.*]] = %c0_i32{{.*}}, %[[CP:.*]] = %c0_i32{{.*}})
+  // CHECK: %[[CK:.*]]:3 = scf.for %[[K:.*]] = %[[LB:.*]] to %[[UB:.*]] step {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[CS]], %{{.*}} = %[[CP]])
+  // CHECK: brickgpu.warpgroup_dot_wait %[[CK]]#0 {pendings = 0 : i32}
+  // CHECK: %[[LAST:.*]] = arith.select {{.*}}, %c2_i32{{.*}}, %{{.*}}
+  // CHECK: %[[RAN:.*]] = arith.cmpi slt, %[[LB]], %[[UB]]
+  // CHECK: %[[E:.*]] = brickgpu.memdesc_index %{{.*}}[%[[LAST]]]
+  // CHECK: brickgpu.barrier_arrive %[[E]], %[[RAN]]
+  // CHECK: brickgpu.local_alloc
+  // CHECK: scf.yield %[[CK]]#1, %[[CK]]#2
+  // CHECK: brickgpu.barrier
+  // CHECK-COUNT-6: brickgpu.inval_barrier
+  func.func @persistent(%p: !brick.ptr<f16>, %map: !brick.tensormap, %m: i32, %kTiles: i32, %s: i64, %flag: i32,
+                        %first: i32, %tiles: i32, %programs: i32) attributes {brick.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %zero = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
+    %da = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<64x128xf16>
+    %db = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<128x128xf16>
+    scf.for %t = %first to %tiles step %programs : i32 {
+      %row = arith.muli %t, %c64 : i32
+      %acc = scf.for %k = %c0 to %kTiles step %c1 iter_args(%c = %zero) -> (tensor<64x128xf32, #mma>) : i32 {
+        %x = brick.descriptor_load %da[%row, %k] : !brick.tensordesc<64x128xf16> -> tensor<64x128xf16, #rows>
+        %xa = brickgpu.local_alloc %x : (tensor<64x128xf16, #rows>) -> !brickgpu.memdesc<64x128xf16, #a>
+        %y = brick.descriptor_load %db[%k, %m] : !brick.tensordesc<128x128xf16> -> tensor<128x128xf16, #rows>
+        %yb = brickgpu.local_alloc %y : (tensor<128x128xf16, #rows>) -> !brickgpu.memdesc<128x128xf16, #a>
+        %d = brickgpu.warpgroup_dot %xa, %yb, %c : !brickgpu.memdesc<64x128xf16, #a>, !brickgpu.memdesc<128x128xf16, #a> -> tensor<64x128xf32, #mma>
+        scf.yield %d : tensor<64x128xf32, #mma>
+      }
+      %kept = brickgpu.local_alloc %acc : (tensor<64x128xf32, #mma>) -> !brickgpu.memdesc<64x128xf32, #s>
+    }
+    return
+  }
+}

@@ -161,6 +161,8 @@ TEST_P(Examples, MatmulDescriptors) {
   EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = 33, .n = 18, .k = 66, .padding = 6, .descriptors = true}));
   EXPECT_PASSES(examples::runMatmul<f32>(device(), {.m = 40, .n = 36, .k = 20, .padding = 0, .descriptors = true}));
   EXPECT_PASSES(examples::runMatmul<i8>(device(), {.m = 64, .n = 82, .k = 50, .padding = 14, .descriptors = true}));
+  // Persistent: 4 programs (interpreter) or one per SM take the 2 x 3 tiles in turn.
+  EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = 100, .n = 82, .k = 50, .padding = 14, .persistent = true}));
   if (!onGpu(device()))
     return;
   for (unsigned target : {0u, 80u}) {
@@ -190,6 +192,14 @@ TEST_P(Examples, MatmulWarpGroupConfigs) {
     config.warpSpecialize = true;
     EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = 700, .n = 500, .k = 300, .padding = 4, .config = config,
                                                         .descriptors = true}));
+  }
+  // Persistent (a program per SM takes tiles in turn), warp-specialized or not: ragged shapes, more tiles than
+  // programs and fewer.
+  examples::MatmulConfig persistent{256, 128, 64, 8, 8, 3, true};
+  for (bool specialize : {true, false}) {
+    persistent.warpSpecialize = specialize;
+    for (auto [m, n, k] : {std::tuple{4000, 4000, 4000}, {300, 200, 8}, {2048, 4096, 1000}})
+      EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = m, .n = n, .k = k, .config = persistent, .persistent = true}));
   }
   // Warp-specialized at the H100 configuration: ragged shapes, K loops of 1 to 64 iterations.
   examples::MatmulConfig specialized{256, 128, 64, 8, 8, 4, true};
