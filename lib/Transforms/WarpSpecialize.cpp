@@ -228,6 +228,13 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
       return {next, arith::SelectOp::create(builder, loc, last, flipped, phase)};
     };
 
+    // The slot before `slot` in the ring.
+    auto previousSlot = [&](OpBuilder &builder, Value slot) -> Value {
+      Value first = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, slot, i32(builder, 0));
+      return arith::SelectOp::create(builder, loc, first, i32(builder, stages - 1),
+                                     arith::SubIOp::create(builder, loc, slot, i32(builder, 1)));
+    };
+
     // The producer warpgroup.
     auto specialized = brickgpu::WarpSpecializeOp::create(b, loc);
     Block *producerBlock = b.createBlock(&specialized.getProducer());
@@ -315,18 +322,10 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
       tilePhase = consumerTiles.getRegionIterArg(tileValues + 1);
       b.setInsertionPoint(loop);
     }
-    SmallVector<Value> consumerInits(loop.getInitArgs());
-    consumerInits.push_back(tileSlot);
-    consumerInits.push_back(tilePhase);
-    auto consumer = scf::ForOp::create(b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(), consumerInits);
-    Block *body = consumer.getBody();
-    if (!body->empty())
-      body->getTerminator()->erase();
-    body->getOperations().splice(body->end(), loop.getBody()->getOperations());
     unsigned original = loop.getNumRegionIterArgs();
-    loop.getInductionVar().replaceAllUsesWith(consumer.getInductionVar());
-    for (unsigned i = 0; i < original; ++i)
-      loop.getRegionIterArg(i).replaceAllUsesWith(consumer.getRegionIterArg(i));
+    scf::ForOp consumer = loop;
+    withSlotAndPhase(b, consumer, tileSlot, tilePhase);
+    Block *body = consumer.getBody();
     Value slot = consumer.getRegionIterArg(original), phase = consumer.getRegionIterArg(original + 1);
 
     OpBuilder top = OpBuilder::atBlockBegin(body);
@@ -347,9 +346,7 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
     // The previous iteration's dots are done: each warpgroup releases their slot (none before the first).
     Operation *yield = body->getTerminator();
     OpBuilder atEnd(yield);
-    Value previous = arith::SelectOp::create(
-        atEnd, loc, arith::CmpIOp::create(atEnd, loc, arith::CmpIPredicate::eq, slot, i32(atEnd, 0)),
-        i32(atEnd, stages - 1), arith::SubIOp::create(atEnd, loc, slot, i32(atEnd, 1)));
+    Value previous = previousSlot(atEnd, slot);
     Value notFirst = arith::CmpIOp::create(atEnd, loc, arith::CmpIPredicate::ne, consumer.getInductionVar(),
                                            consumer.getLowerBound());
     brickgpu::BarrierArriveOp::create(atEnd, loc, slotOf(atEnd, empty, previous), notFirst);
@@ -362,7 +359,7 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
 
     // After the loop: the last dots; in a tile loop, release the last slot (the producer may be waiting for it to
     // fill the next tile's) and carry slot and phase on.
-    OpBuilder after(loop->getBlock(), std::next(Block::iterator(loop)));
+    OpBuilder after(consumer->getBlock(), std::next(Block::iterator(consumer)));
     SmallVector<std::pair<unsigned, Value>> finished;
     for (brickgpu::WarpGroupDotOp dot : plan.dots) {
       unsigned index = cast<BlockArgument>(dot.getC()).getArgNumber() - 1;
@@ -372,9 +369,7 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
     }
     if (consumerTiles) {
       Value endSlot = consumer.getResult(original), endPhase = consumer.getResult(original + 1);
-      Value lastSlot = arith::SelectOp::create(
-          after, loc, arith::CmpIOp::create(after, loc, arith::CmpIPredicate::eq, endSlot, i32(after, 0)),
-          i32(after, stages - 1), arith::SubIOp::create(after, loc, endSlot, i32(after, 1)));
+      Value lastSlot = previousSlot(after, endSlot);
       Value ran = arith::CmpIOp::create(after, loc, arith::CmpIPredicate::slt, consumer.getLowerBound(),
                                         consumer.getUpperBound());
       brickgpu::BarrierArriveOp::create(after, loc, slotOf(after, empty, lastSlot), ran);
@@ -392,10 +387,8 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
       brickgpu::InvalidateBarrierOp::create(after, loc, slotOf(after, full, i32(after, s)));
       brickgpu::InvalidateBarrierOp::create(after, loc, slotOf(after, empty, i32(after, s)));
     }
-    loop.replaceAllUsesWith(consumer.getResults().take_front(original));
     for (auto [index, value] : finished)
       consumer.getResult(index).replaceAllUsesExcept(value, value.getDefiningOp());
-    loop.erase();
   }
 };
 } // namespace
