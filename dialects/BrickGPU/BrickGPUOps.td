@@ -211,6 +211,28 @@ def BrickGPU_AsyncTMACopyGlobalToLocalOp : BrickGPU_Op<"async_tma_copy_global_to
   let hasVerifier = 1;
 }
 
+def BrickGPU_FenceAsyncSharedOp : BrickGPU_Op<"fence_async_shared",
+    [MemoryEffects<[MemRead<BrickGPU_SharedMemory>, MemWrite<BrickGPU_SharedMemory>]>]> {
+  let summary = "Make this thread's shared-memory writes visible to the async proxy (TMA, wgmma)";
+  let description = [{ `fence.proxy.async.shared::cta`; a `brickgpu.barrier` after it makes all threads' writes visible. }];
+  let assemblyFormat = "attr-dict";
+}
+
+def BrickGPU_AsyncTMACopyLocalToGlobalOp : BrickGPU_Op<"async_tma_copy_local_to_global",
+    [MemoryEffects<[MemWrite, MemRead<BrickGPU_SharedMemory>]>]> {
+  let summary = "Store a shared buffer's block into a descriptor's tensor with TMA, and wait until it is read";
+  let description = [{
+    `brickgpu.async_tma_copy_local_to_global %map[%i, %j] %buffer : !brickgpu.memdesc<128x64xf16, #nvmma>` has
+    thread 0 issue `cp.async.bulk.tensor` stores (one per swizzle span of the rows) of the block whose first
+    element goes to (`%i`, `%j`), commit them as a bulk group and wait until the buffer has been read
+    (`cp.async.bulk.wait_group.read 0`). Elements outside the tensor are not written. The buffer is laid out as
+    the tensor map reads it; its contents must be fenced for the async proxy first.
+  }];
+  let arguments = (ins Brick_TensorMapType:$map, Variadic<I32>:$indices, BrickGPU_MemDescType:$src);
+  let assemblyFormat = "$map `[` $indices `]` $src attr-dict `:` qualified(type($src))";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Warp specialization (sm_90a)
 //===----------------------------------------------------------------------===//

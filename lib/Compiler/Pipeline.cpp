@@ -128,7 +128,7 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
   // On sm_90a the blocks that feed dots stay for TMA.
   mlir::brick::BrickLowerTensorDescriptorsOptions descriptors;
   bool hopper = options.target.computeCapability == 90 && options.target.archSpecific;
-  descriptors.keepTMALoads = hopper && stage >= Stage::BrickGPU;
+  descriptors.keepForTMA = hopper && stage >= Stage::BrickGPU;
   pm.addPass(mlir::brick::createBrickLowerTensorDescriptors(descriptors));
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
@@ -155,8 +155,10 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
     pm.addPass(mlir::createRemoveDeadValuesPass());
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
-    if (descriptors.keepTMALoads) // what the pipeline did not put in a ring
+    if (descriptors.keepForTMA) { // what the pipeline did not put in a ring, and the stores
       pm.addPass(mlir::brick::createBrickGPULowerDescriptorLoads());
+      pm.addPass(mlir::brick::createBrickGPULowerDescriptorStores());
+    }
     mlir::brick::BrickGPUAllocateSharedMemoryOptions allocation;
     allocation.maxSharedMemory = options.target.maxSharedMemory();
     pm.addPass(mlir::brick::createBrickGPUAllocateSharedMemory(allocation));

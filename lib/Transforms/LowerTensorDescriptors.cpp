@@ -79,6 +79,16 @@ bool takenByTMA(DescriptorLoadOp load) {
   });
 }
 
+/// Whether a TMA store (on sm_90a) can take `store`: a 2-D block of 1-, 2- or 4-byte elements whose rows fill a
+/// swizzle span, in whole groups of 8 rows.
+bool storedByTMA(DescriptorStoreOp store) {
+  auto type = cast<RankedTensorType>(store.getValue().getType());
+  unsigned bits = type.getElementTypeBitWidth();
+  if (type.getRank() != 2 || type.getDimSize(0) % 8 != 0 || (bits != 8 && bits != 16 && bits != 32))
+    return false;
+  return ::brick::runtime::tmaBlockLayout(type.getDimSize(1), bits / 8).swizzleBytes != 0;
+}
+
 struct LowerTensorDescriptorsPass : impl::BrickLowerTensorDescriptorsBase<LowerTensorDescriptorsPass> {
   using Base::Base;
 
@@ -97,7 +107,7 @@ struct LowerTensorDescriptorsPass : impl::BrickLowerTensorDescriptorsBase<LowerT
       Location loc = op->getLoc();
       if (auto load = dyn_cast<DescriptorLoadOp>(op)) {
         MakeTensorDescriptorOp desc = descriptorOf(op, load.getDesc());
-        if (!desc || (keepTMALoads && takenByTMA(load)))
+        if (!desc || (keepForTMA && takenByTMA(load)))
           return;
         auto [pointers, mask] = blockAddresses(b, loc, desc, load.getIndices());
         auto type = cast<RankedTensorType>(load.getType());
@@ -106,7 +116,7 @@ struct LowerTensorDescriptorsPass : impl::BrickLowerTensorDescriptorsBase<LowerT
         load.erase();
       } else if (auto store = dyn_cast<DescriptorStoreOp>(op)) {
         MakeTensorDescriptorOp desc = descriptorOf(op, store.getDesc());
-        if (!desc)
+        if (!desc || (keepForTMA && storedByTMA(store)))
           return;
         auto [pointers, mask] = blockAddresses(b, loc, desc, store.getIndices());
         StoreOp::create(b, loc, pointers, store.getValue(), mask);

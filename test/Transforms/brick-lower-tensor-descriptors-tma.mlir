@@ -1,20 +1,22 @@
-// With keep-tma-loads (sm_90a), 2-D blocks of 1- or 2-byte elements whose rows fill a swizzle span (32 bytes or
-// more) and which only dots read stay descriptor loads, for TMA; every other block becomes a masked load.
-// RUN: brick-opt %s -split-input-file -brick-lower-tensor-descriptors=keep-tma-loads=true | FileCheck %s
+// With keep-for-tma (sm_90a), 2-D blocks of 1- or 2-byte elements whose rows fill a swizzle span (32 bytes or
+// more) and which only dots read stay descriptor loads, for TMA; every other block becomes a masked load. Stores
+// of such blocks (1-, 2- or 4-byte elements) stay too, for TMA stores.
+// RUN: brick-opt %s -split-input-file -brick-lower-tensor-descriptors=keep-for-tma=true | FileCheck %s
 // RUN: brick-opt %s -split-input-file -brick-lower-tensor-descriptors | FileCheck %s --check-prefix=OFF
 
 // CHECK-LABEL: func.func @dot_operands
 // CHECK: %[[A:.*]] = brick.descriptor_load %{{.*}} -> tensor<64x32xf16>
 // CHECK: %[[B:.*]] = brick.descriptor_load %{{.*}} -> tensor<32x64xf16>
 // CHECK: brick.dot %[[A]], %[[B]]
-// Also read by a store: through pointers.
+// Read for a store: through pointers; the store stays.
 // CHECK: %[[E:.*]] = brick.load {{.*}} : tensor<64x32x!brick.ptr<f16>>
-// CHECK: brick.store {{.*}}, %[[E]]
+// CHECK: brick.descriptor_store %{{.*}}, %[[E]]
 // Rows of 16 bytes (no swizzle): through pointers; the other operand, 8 rows of 128 bytes, stays.
 // CHECK: brick.load {{.*}} : tensor<64x8x!brick.ptr<f16>>
 // CHECK: brick.descriptor_load {{.*}} -> tensor<8x64xf16>
-// Blocks of fewer than 8 rows (one swizzle pattern): through pointers.
+// Blocks of fewer than 8 rows (one swizzle pattern): through pointers, loads and stores.
 // CHECK: brick.load {{.*}} : tensor<4x64x!brick.ptr<f16>>
+// CHECK: brick.store {{.*}} : tensor<4x64x!brick.ptr<f16>>
 // CHECK-NOT: brick.descriptor_load
 // OFF-LABEL: func.func @dot_operands
 // OFF-NOT: brick.descriptor_load

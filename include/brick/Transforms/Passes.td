@@ -22,12 +22,14 @@ def BrickLowerTensorDescriptors : Pass<"brick-lower-tensor-descriptors", "::mlir
     `brick.descriptor_store` a `brick.store` under the same mask. The semantics every target and the interpreter
     share.
 
-    With `keep-tma-loads` (sm_90a), a 2-D load whose only users are dot operands and whose rows fill a TMA swizzle
+    With `keep-for-tma` (sm_90a), a 2-D load whose only users are dot operands and whose rows fill a TMA swizzle
     span (32 bytes or more: `brick::runtime::tmaBlockLayout`) of 1- or 2-byte elements stays: the pipeline copies
-    it with TMA into the dot's shared buffer, and brickgpu-lower-descriptor-loads what the pipeline leaves.
+    it with TMA into the dot's shared buffer, and brickgpu-lower-descriptor-loads what the pipeline leaves. A 2-D
+    store of 1-, 2- or 4-byte elements whose rows fill a swizzle span stays too, for
+    brickgpu-lower-descriptor-stores (a TMA store).
   }];
   let options = [
-    Option<"keepTMALoads", "keep-tma-loads", "bool", "false", "Leave the loads that feed dots for TMA (sm_90a)">,
+    Option<"keepForTMA", "keep-for-tma", "bool", "false", "Leave the loads that feed dots, and the stores, for TMA (sm_90a)">,
   ];
   let dependentDialects = ["::mlir::brick::BrickDialect", "::mlir::arith::ArithDialect"];
 }
@@ -141,7 +143,7 @@ def BrickGPUPipeline : Pass<"brickgpu-pipeline", "::mlir::ModuleOp"> {
 def BrickGPULowerDescriptorLoads : Pass<"brickgpu-lower-descriptor-loads", "::mlir::ModuleOp"> {
   let summary = "The descriptor loads kept for TMA that the pipeline did not take: one TMA copy each, awaited";
   let description = [{
-    A `brick.descriptor_load` left for TMA (brick-lower-tensor-descriptors with `keep-tma-loads`) and not
+    A `brick.descriptor_load` left for TMA (brick-lower-tensor-descriptors with `keep-for-tma`) and not
     pipelined becomes a TMA copy into a shared buffer laid out as its tensor map writes, behind a fresh mbarrier:
 
       barrier; init_barrier %bar; barrier
@@ -152,6 +154,22 @@ def BrickGPULowerDescriptorLoads : Pass<"brickgpu-lower-descriptor-loads", "::ml
     shared memory); otherwise a new one, read back with a local_load. Then the tensor descriptors are unused.
   }];
   let dependentDialects = ["::mlir::brickgpu::BrickGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
+def BrickGPULowerDescriptorStores : Pass<"brickgpu-lower-descriptor-stores", "::mlir::ModuleOp"> {
+  let summary = "Descriptor stores kept for TMA: the block through a shared buffer and one TMA store";
+  let description = [{
+    `brick.descriptor_store %d[%i, %j], %x` (kept by brick-lower-tensor-descriptors with `keep-for-tma`) becomes
+
+      barrier; local_store %x, %buffer; fence_async_shared; barrier
+      async_tma_copy_local_to_global %map[%i, %j] %buffer      (thread 0: issue, commit, wait until read)
+      barrier
+
+    with `%buffer` laid out as the tensor map reads it. A layout conversion feeding the store is looked through:
+    the local_store writes the block from the registers it was computed in (the accumulator's), so it passes
+    through shared memory once. TMA writes nothing outside the tensor.
+  }];
+  let dependentDialects = ["::mlir::brickgpu::BrickGPUDialect"];
 }
 
 def BrickGPUAllocateSharedMemory : Pass<"brickgpu-allocate-shared-memory", "::mlir::ModuleOp"> {

@@ -127,11 +127,47 @@ struct AsyncTMACopyLowering : ConvertOpToLLVMPattern<brickgpu::AsyncTMACopyGloba
     return success();
   }
 };
+struct AsyncTMAStoreLowering : ConvertOpToLLVMPattern<brickgpu::AsyncTMACopyLocalToGlobalOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(brickgpu::AsyncTMACopyLocalToGlobalOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    brickgpu::MemDescType buffer = op.getSrc().getType();
+    ArrayRef<int64_t> shape = buffer.getShape();
+    unsigned bytes = std::max(1u, buffer.getElementType().getIntOrFloatBitWidth() / 8);
+    ::brick::runtime::TmaBlockLayout tma = ::brick::runtime::tmaBlockLayout(shape[1], bytes);
+    Value source = sharedAddress(b, loc, adaptor.getSrc());
+    Value issue = threadZero(b, loc, Value(), op);
+    Value row = adaptor.getIndices()[0], column = adaptor.getIndices()[1];
+    // One box per swizzle span of the rows, as the loads; then one bulk group, and the wait until it has read
+    // the buffer (the writes to global memory complete on their own).
+    for (int64_t box = 0; box * tma.boxInner < shape[1]; ++box) {
+      Value boxColumn = LLVM::AddOp::create(b, loc, column, i32Constant(b, loc, box * tma.boxInner));
+      Value boxSource = LLVM::AddOp::create(b, loc, source, i32Constant(b, loc, box * shape[0] * tma.boxInner * bytes));
+      inlineAsm(b, loc, {}, {adaptor.getMap(), boxColumn, row, boxSource, issue},
+                "@$4 cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [$0, {$1, $2}], [$3];", "l,r,r,r,b",
+                /*sideEffects=*/true);
+    }
+    inlineAsm(b, loc, {}, {issue}, "@$0 cp.async.bulk.commit_group;\n\t@$0 cp.async.bulk.wait_group.read 0;", "b",
+              /*sideEffects=*/true);
+    b.eraseOp(op);
+    return success();
+  }
+};
+
+struct FenceAsyncSharedLowering : ConvertOpToLLVMPattern<brickgpu::FenceAsyncSharedOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(brickgpu::FenceAsyncSharedOp op, OpAdaptor, ConversionPatternRewriter &b) const override {
+    emitAsyncProxyFence(b, op.getLoc());
+    b.eraseOp(op);
+    return success();
+  }
+};
 } // namespace
 
 void populateTMAPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &) {
   patterns.add<InitBarrierLowering, InvalidateBarrierLowering, BarrierExpectLowering, BarrierArriveLowering,
-               WaitBarrierLowering, AsyncTMACopyLowering>(converter);
+               WaitBarrierLowering, AsyncTMACopyLowering, AsyncTMAStoreLowering, FenceAsyncSharedLowering>(converter);
 }
 
 } // namespace mlir::brick::lowering

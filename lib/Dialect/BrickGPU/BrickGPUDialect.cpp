@@ -558,16 +558,14 @@ bool mlir::brickgpu::isTMALayout(MemDescType type) {
   return tma && type.getEncoding() == tma;
 }
 
-LogicalResult AsyncTMACopyGlobalToLocalOp::verify() {
-  if (failed(verifyBarrier(*this, getBarrier().getType())))
-    return failure();
-  MemDescType buffer = getDst().getType();
-  if (buffer.getShape().size() != 2 || getIndices().size() != 2)
-    return emitOpError() << "copies 2-D blocks at 2 coordinates; got " << buffer << " at " << getIndices().size();
-  // The runtime encodes the tensor map with the swizzle tmaBlockLayout gives; the buffer must be laid out alike.
+namespace {
+/// A TMA copy's buffer is 2-D, at 2 coordinates, and laid out as the tensor map (tmaBlockLayout) has it.
+LogicalResult verifyTMABuffer(Operation *op, MemDescType buffer, size_t indices) {
+  if (buffer.getShape().size() != 2 || indices != 2)
+    return op->emitOpError() << "copies 2-D blocks at 2 coordinates; got " << buffer << " at " << indices;
   if (!isTMALayout(buffer)) {
-    NVMMASharedEncodingAttr tma = getTMALayout(getContext(), buffer.getShape(), buffer.getElementType());
-    InFlightDiagnostic error = emitOpError() << "writes the layout its tensor map gives, ";
+    NVMMASharedEncodingAttr tma = getTMALayout(op->getContext(), buffer.getShape(), buffer.getElementType());
+    InFlightDiagnostic error = op->emitOpError() << "copies the layout its tensor map gives, ";
     if (tma)
       error << tma;
     else
@@ -575,6 +573,17 @@ LogicalResult AsyncTMACopyGlobalToLocalOp::verify() {
     return error << "; got " << buffer;
   }
   return success();
+}
+} // namespace
+
+LogicalResult AsyncTMACopyLocalToGlobalOp::verify() {
+  return verifyTMABuffer(*this, getSrc().getType(), getIndices().size());
+}
+
+LogicalResult AsyncTMACopyGlobalToLocalOp::verify() {
+  if (failed(verifyBarrier(*this, getBarrier().getType())))
+    return failure();
+  return verifyTMABuffer(*this, getDst().getType(), getIndices().size());
 }
 
 LogicalResult WarpGroupDotOp::verify() {

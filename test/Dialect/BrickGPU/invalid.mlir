@@ -203,7 +203,7 @@ func.func @f(%bar: !brickgpu.memdesc<1xi64, #s>) {
 #n64 = #brickgpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>
 func.func @f(%map: !brick.tensormap, %i: i32, %buffer: !brickgpu.memdesc<32x128xf16, #n64>,
              %bar: !brickgpu.memdesc<1xi64, #s>, %pred: i1) {
-  // expected-error @+1 {{writes the layout its tensor map gives, #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>; got}}
+  // expected-error @+1 {{copies the layout its tensor map gives, #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>; got}}
   brickgpu.async_tma_copy_global_to_local %map[%i, %i] %buffer, %bar, %pred : !brickgpu.memdesc<32x128xf16, #n64>, !brickgpu.memdesc<1xi64, #s>
   return
 }

@@ -1,0 +1,67 @@
+//===- LowerDescriptorStores.cpp - brickgpu-lower-descriptor-stores: TMA stores -----------===//
+//
+// A descriptor block kept for TMA is written into a shared buffer laid out as its tensor map reads it, fenced
+// for the async proxy, and stored by one thread with TMA, which clips what lies outside the tensor. The block
+// passes through shared memory once: a layout conversion feeding the store (to the coalesced layout a masked
+// store would want) is skipped, and the registers it converted are written as they are.
+//
+//===----------------------------------------------------------------------===//
+
+#include "brick/Dialect/BrickGPU/BrickGPUDialect.h"
+#include "brick/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::brick {
+#define GEN_PASS_DEF_BRICKGPULOWERDESCRIPTORSTORES
+#include "brick/Transforms/Passes.h.inc"
+
+namespace {
+struct LowerDescriptorStoresPass : impl::BrickGPULowerDescriptorStoresBase<LowerDescriptorStoresPass> {
+  void runOnOperation() override {
+    SmallVector<DescriptorStoreOp> stores;
+    getOperation().walk([&](DescriptorStoreOp store) { stores.push_back(store); });
+    bool failed = false;
+    for (DescriptorStoreOp store : stores)
+      failed |= ::mlir::failed(lower(store));
+    if (failed)
+      return signalPassFailure();
+    getOperation().walk([](MakeTensorDescriptorOp desc) {
+      if (desc->use_empty())
+        desc.erase();
+    });
+  }
+
+  LogicalResult lower(DescriptorStoreOp store) {
+    MLIRContext *context = store.getContext();
+    Location loc = store.getLoc();
+    Value value = store.getValue();
+    auto convert = value.getDefiningOp<brickgpu::ConvertLayoutOp>();
+    if (convert)
+      value = convert.getSrc();
+    auto type = cast<RankedTensorType>(value.getType());
+    auto desc = store.getDesc().getDefiningOp<MakeTensorDescriptorOp>();
+    brickgpu::NVMMASharedEncodingAttr layout = brickgpu::getTMALayout(context, type.getShape(), type.getElementType());
+    if (!desc || !layout)
+      return store.emitError() << "this descriptor block cannot be stored by TMA (internal: brick-lower-tensor-descriptors "
+                                  "should have lowered it to stores)";
+    OpBuilder b(store);
+    auto bufferType = brickgpu::MemDescType::get(context, type.getShape(), type.getElementType(), layout);
+    Value buffer = brickgpu::LocalAllocOp::create(b, loc, bufferType, Value());
+    // The buffer's bytes may have held something every thread must be done with; every thread's part of the
+    // block must be in shared memory, visible to the async proxy, before the one thread stores it.
+    brickgpu::BarrierOp::create(b, loc);
+    brickgpu::LocalStoreOp::create(b, loc, value, buffer);
+    brickgpu::FenceAsyncSharedOp::create(b, loc);
+    brickgpu::BarrierOp::create(b, loc);
+    brickgpu::AsyncTMACopyLocalToGlobalOp::create(b, loc, desc.getMap(), store.getIndices(), buffer);
+    brickgpu::BarrierOp::create(b, loc); // the store has read the buffer: its bytes may go
+    store.erase();
+    if (convert && convert->use_empty())
+      convert.erase();
+    return success();
+  }
+};
+} // namespace
+} // namespace mlir::brick
