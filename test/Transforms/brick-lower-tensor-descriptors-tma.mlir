@@ -17,11 +17,14 @@
 // Blocks of fewer than 8 rows (one swizzle pattern): through pointers, loads and stores.
 // CHECK: brick.load {{.*}} : tensor<4x64x!brick.ptr<f16>>
 // CHECK: brick.store {{.*}} : tensor<4x64x!brick.ptr<f16>>
+// A store into rows not known to end on 16 bytes (TMA would write up to the next 16): a masked store.
+// CHECK: brick.store {{.*}} : tensor<64x32x!brick.ptr<f16>>
 // CHECK-NOT: brick.descriptor_load
 // OFF-LABEL: func.func @dot_operands
 // OFF-NOT: brick.descriptor_load
-func.func @dot_operands(%p: !brick.ptr<f16>, %q: !brick.ptr<f16>, %m: i32, %s: i64, %map: !brick.tensormap,
-                        %i: i32, %j: i32, %acc: tensor<64x64xf32>, %acc2: tensor<64x64xf32>) {
+func.func @dot_operands(%p: !brick.ptr<f16>, %q: !brick.ptr<f16>, %m: i32 {brick.divisibility = 16 : i32}, %s: i64,
+                        %map: !brick.tensormap, %i: i32, %j: i32, %acc: tensor<64x64xf32>, %acc2: tensor<64x64xf32>,
+                        %odd: i32) {
   %c1 = arith.constant 1 : i64
   %da = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1], %map : !brick.ptr<f16> -> !brick.tensordesc<64x32xf16>
   %db = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1], %map : !brick.ptr<f16> -> !brick.tensordesc<32x64xf16>
@@ -38,6 +41,8 @@ func.func @dot_operands(%p: !brick.ptr<f16>, %q: !brick.ptr<f16>, %m: i32, %s: i
   %d2 = brick.dot %n, %k, %acc2 : tensor<64x8xf16> * tensor<8x64xf16> -> tensor<64x64xf32>
   %sm = brick.descriptor_load %ds[%i, %j] : !brick.tensordesc<4x64xf16> -> tensor<4x64xf16>
   brick.descriptor_store %ds[%i, %j], %sm : !brick.tensordesc<4x64xf16>, tensor<4x64xf16>
+  %dodd = brick.make_tensor_descriptor %p, [%m, %odd], [%s, %c1], %map : !brick.ptr<f16> -> !brick.tensordesc<64x32xf16>
+  brick.descriptor_store %dodd[%i, %j], %e : !brick.tensordesc<64x32xf16>, tensor<64x32xf16>
   return
 }
 
