@@ -15,6 +15,7 @@ namespace {
 // Driver enum values used here (from cuda.h).
 constexpr int kAttributeMaxRegistersPerBlock = 12;
 constexpr int kAttributeMultiprocessorCount = 16;
+constexpr int kAttributeL2CacheSize = 38;
 constexpr int kAttributeComputeCapabilityMajor = 75;
 constexpr int kAttributeComputeCapabilityMinor = 76;
 constexpr int kAttributeMaxSharedMemoryPerBlockOptin = 97;
@@ -87,7 +88,8 @@ Expected<Device> Device::get(int ordinal) {
                   attribute(kAttributeComputeCapabilityMinor, minor, "compute capability"),
                   attribute(kAttributeMultiprocessorCount, device.multiprocessors_, "multiprocessor count"),
                   attribute(kAttributeMaxSharedMemoryPerBlockOptin, device.maxSharedOptIn_, "shared memory limit"),
-                  attribute(kAttributeMaxRegistersPerBlock, device.maxRegisters_, "register limit")})
+                  attribute(kAttributeMaxRegistersPerBlock, device.maxRegisters_, "register limit"),
+                  attribute(kAttributeL2CacheSize, device.l2CacheBytes_, "L2 cache size")})
     if (e)
       return e;
   device.computeCapability_ = 10 * major + minor;

@@ -13,6 +13,13 @@
 
 namespace brick::detail {
 
+/// 16 hex digits.
+std::string hex(uint64_t value);
+/// $BRICK_CACHE_DIR, or ~/.cache/brick.
+std::string cacheDirectory();
+/// The compiler's version and commit: part of every disk-cache key.
+const char *compilerId();
+
 /// One number per parameter saying what the specialization keeps of its argument, then the options and the
 /// device (its compute capability; 0 for the interpreter).
 void compactKey(const std::vector<ParamInfo> &params, const LaunchArg *args, const LaunchOptions &options,
@@ -28,6 +35,14 @@ std::shared_ptr<void> findCompiled(JitState &state, llvm::ArrayRef<int64_t> key)
 void remember(JitState &state, llvm::ArrayRef<int64_t> key, std::shared_ptr<void> compiled, const JitKernel &kernel,
               const Specialization &spec, const LaunchOptions &options, const std::string &target,
               const std::string &why, std::chrono::steady_clock::time_point start);
+
+/// The device a launch with `options` runs on: options.device, or the default one (GPU 0, or the interpreter
+/// when BRICK_INTERPRET=1), opened once.
+runtime::Expected<const runtime::Device *> launchDevice(const LaunchOptions &options);
+
+/// Checks every argument against its parameter (numbers that fit, descriptors TMA can use, no fromConfig).
+runtime::Error validateArguments(const std::string &name, const std::vector<ParamInfo> &params, const LaunchArg *args,
+                                 size_t count);
 
 /// A launch on the CPU interpreter: builds the specialization's brick IR once (kept in `state`) and runs it.
 runtime::Error interpretLaunch(const std::string &name, const std::vector<ParamInfo> &params, JitState &state,

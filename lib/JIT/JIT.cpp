@@ -25,7 +25,6 @@
 
 namespace brick::detail {
 
-namespace {
 std::string hex(uint64_t value) {
   char text[17];
   std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(value));
@@ -38,6 +37,10 @@ std::string cacheDirectory() {
   const char *home = std::getenv("HOME");
   return std::string(home && *home ? home : "/tmp") + "/.cache/brick";
 }
+
+const char *compilerId() { return BRICK_COMPILER_ID; }
+
+namespace {
 
 /// The largest of 1, 2, 4, 8 and 16 that divides `value`. Row strides and sizes of 1000 or 3000 elements are
 /// multiples of 8: enough for 16-byte vectors of f16/bf16 (4 for f32), which divisibility by 16 alone would miss.
@@ -228,13 +231,16 @@ runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &
   return bundle;
 }
 
-namespace {
-runtime::Expected<const runtime::Device *> defaultDevice() {
+runtime::Expected<const runtime::Device *> launchDevice(const LaunchOptions &options) {
+  if (options.device)
+    return options.device;
   static runtime::Expected<runtime::Device> device = runtime::Device::get(0);
   if (!device)
     return device.error();
   return &*device;
 }
+
+namespace {
 
 /// One argument as the kernel's parameter type wants it in memory (a tensor map is 128 bytes, 64-aligned).
 struct PackedArg {
@@ -406,6 +412,10 @@ runtime::Error validateArguments(const std::string &name, const std::vector<Para
   for (size_t i = 0; i < count; ++i) {
     const ParamInfo &param = params[i];
     const LaunchArg &arg = args[i];
+    if (arg.kind == LaunchArg::Kind::FromConfig)
+      return runtime::Error("kernel '" + name + "': parameter " + std::to_string(i) +
+                            " is given brick::fromConfig, which only a launch through the autotuner fills "
+                            "(brick::autotune)");
     if (param.kind == ParamKind::TensorDescriptor) {
       if (runtime::Error invalid = validateDescriptor(name, i, param, *arg.descriptor))
         return invalid;
@@ -438,8 +448,7 @@ runtime::Error launch(const std::string &name, const std::vector<ParamInfo> &par
     return invalid;
   if (runtime::Error invalid = validateArguments(name, params, args, count))
     return invalid;
-  runtime::Expected<const runtime::Device *> device =
-      options.device ? runtime::Expected<const runtime::Device *>(options.device) : defaultDevice();
+  runtime::Expected<const runtime::Device *> device = launchDevice(options);
   if (!device)
     return runtime::Error("kernel '" + name + "': " + device.error().message());
   if ((*device)->isInterpreter())

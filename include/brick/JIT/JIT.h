@@ -76,17 +76,23 @@ struct TensorDescriptorArg {
   }
 };
 
+/// A launch argument for a Const parameter whose value an autotuner's config gives (brick/JIT/Autotune.h); a
+/// plain launch rejects it.
+struct FromConfig {};
+inline constexpr FromConfig fromConfig{};
+
 namespace detail {
 
 /// One launch argument, with what the specialization needs to know of it.
 struct LaunchArg {
-  enum class Kind { Pointer, Integer, Float, Descriptor } kind;
+  enum class Kind { Pointer, Integer, Float, Descriptor, FromConfig } kind;
   uint64_t pointer = 0;
   int64_t integer = 0;
   double real = 0;
   bool hostPointer = false; // a T* (for the interpreter), not a device address
   bool beyondInt64 = false; // an unsigned integer above INT64_MAX (`integer` holds it wrapped)
   const TensorDescriptorArg *descriptor = nullptr; // Kind::Descriptor (lives for the launch call)
+  size_t bytes = 0; // a pointer's buffer size when it came from a DeviceBuffer (0: unknown)
 };
 
 /// What the non-template JIT needs of a kernel.
@@ -116,7 +122,10 @@ runtime::Error launch(const std::string &name, const std::vector<ParamInfo> &par
 
 template <class P, class A> LaunchArg toLaunchArg(A &&arg) {
   using Arg = std::decay_t<A>;
-  if constexpr (Param<P>::info.kind == ParamKind::TensorDescriptor) {
+  if constexpr (std::is_same_v<Arg, FromConfig>) {
+    static_assert(Param<P>::info.kind == ParamKind::Constant, "brick::fromConfig stands only for a Const parameter");
+    return LaunchArg{LaunchArg::Kind::FromConfig};
+  } else if constexpr (Param<P>::info.kind == ParamKind::TensorDescriptor) {
     static_assert(std::is_same_v<Arg, TensorDescriptorArg>,
                   "a TensorDescriptor<T, Rank> parameter takes a brick::TensorDescriptorArg");
     LaunchArg converted{LaunchArg::Kind::Descriptor, arg.address};
@@ -128,8 +137,11 @@ template <class P, class A> LaunchArg toLaunchArg(A &&arg) {
                       std::is_pointer_v<Arg>,
                   "a Ptr<T> parameter takes a runtime::DeviceBuffer, a brick::DevicePointer or (on the interpreter) "
                   "a host pointer");
-    if constexpr (std::is_same_v<Arg, runtime::DeviceBuffer>)
-      return LaunchArg{LaunchArg::Kind::Pointer, arg.address()};
+    if constexpr (std::is_same_v<Arg, runtime::DeviceBuffer>) {
+      LaunchArg converted{LaunchArg::Kind::Pointer, arg.address()};
+      converted.bytes = arg.size();
+      return converted;
+    }
     else if constexpr (std::is_pointer_v<Arg>)
       return LaunchArg{LaunchArg::Kind::Pointer, reinterpret_cast<uintptr_t>(arg), 0, 0, true};
     else

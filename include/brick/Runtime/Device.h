@@ -48,6 +48,8 @@ public:
   /// The most shared memory one block may have after opting in.
   int maxSharedMemoryPerBlock() const { return maxSharedOptIn_; }
   int maxRegistersPerBlock() const { return maxRegisters_; }
+  /// Bytes of L2 cache (0 on the interpreter).
+  int l2CacheBytes() const { return l2CacheBytes_; }
   /// Makes the primary context current on the calling thread.
   Error makeCurrent() const;
 
@@ -58,7 +60,7 @@ private:
   CUdevice handle_ = 0;
   std::shared_ptr<Context> context_;
   std::string name_;
-  int computeCapability_ = 0, multiprocessors_ = 0, maxSharedOptIn_ = 0, maxRegisters_ = 0;
+  int computeCapability_ = 0, multiprocessors_ = 0, maxSharedOptIn_ = 0, maxRegisters_ = 0, l2CacheBytes_ = 0;
 };
 
 class Stream {
