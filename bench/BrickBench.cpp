@@ -10,6 +10,7 @@
 #include "brick/Support/HalfFloat.h"
 #include "matmul.h"
 #include "softmax.h"
+#include "brick/JIT/Autotune.h"
 #include "vector_add.h"
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace brick;
@@ -379,6 +381,120 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
   std::printf(",\n  \"matmul_cold_first_launch_log\": \"%s\"", escaped.c_str());
 }
 
+/// The 8 matmul configs --autotune tunes over (Triton's side in bench/run.py tunes the same 8).
+std::vector<examples::MatmulConfig> autotuneMatmulConfigs() {
+  std::vector<examples::MatmulConfig> configs;
+  for (const char *text : {"256,128,64,8,8,4", "128,256,64,8,8,4", "128,128,64,8,8,4", "256,128,64,8,8,3",
+                           "128,256,64,8,8,3", "128,128,64,8,4,4", "128,128,64,8,4,3", "64,128,64,8,4,4"})
+    configs.push_back(parseMatmulConfig(text));
+  return configs;
+}
+
+/// --autotune: the autotuner's choice against an exhaustive sweep of the same configs timed by this harness
+/// (softmax over examples::softmaxCandidates, matmul 4096^3 through tensor descriptors over 8 configs), and the
+/// wall time of a first launch that tunes the 8 matmul configs, compiled on a thread pool and serially.
+void benchAutotune() {
+  std::string cache = std::getenv("BRICK_CACHE_DIR");
+  std::printf(",\n  \"host_threads\": %u", std::thread::hardware_concurrency());
+  for (bool bf16 : {false, true})
+    for (int cols : {1024, 3000, 16384}) {
+      SoftmaxShape shape(bf16, cols);
+      std::string key = std::string("autotune_softmax_") + (bf16 ? "bf16" : "fp32") + "_8192x" + std::to_string(cols);
+      std::vector<examples::SoftmaxConfig> candidates = examples::softmaxCandidates();
+      std::vector<TuningConfig> configs;
+      int block = 1;
+      while (block < cols)
+        block *= 2;
+      for (examples::SoftmaxConfig &config : candidates) {
+        config.block = block;
+        configs.push_back({{config.rows}, config.warps, 1});
+      }
+      std::filesystem::remove_all(cache);
+      auto programs = [&](const TuningConfig &c) {
+        return Grid{unsigned((SoftmaxShape::rows + c.get(0) - 1) / c.get(0))};
+      };
+      auto tuneWith = [&](auto &kernel) {
+        auto tuned = autotune(kernel, configs, TuningKey{{5}});
+        check(tuned.launch(programs, LaunchOptions{}, shape.out, shape.in, cols, cols, SoftmaxShape::rows, cols, block,
+                           fromConfig));
+        return tuned.tunings().at(0);
+      };
+      Tuning tuning = bf16 ? tuneWith(SoftmaxShape::bf16Kernel) : tuneWith(SoftmaxShape::f32Kernel);
+      double best = 0, chosen = 0;
+      size_t bestIndex = 0;
+      for (size_t i = 0; i < candidates.size(); ++i) {
+        double gbps = shape.gbps(candidates[i]);
+        if (gbps > best)
+          best = gbps, bestIndex = i;
+        if (i == tuning.chosen)
+          chosen = gbps;
+      }
+      std::printf(",\n  \"%s_chosen\": \"%s\",\n  \"%s_best\": \"%s\",\n  \"%s_chosen_GBps\": %.0f,\n"
+                  "  \"%s_best_GBps\": %.0f,\n  \"%s_tuning_ms\": %.0f",
+                  key.c_str(), configs[tuning.chosen].str().c_str(), key.c_str(), configs[bestIndex].str().c_str(),
+                  key.c_str(), chosen, key.c_str(), best, key.c_str(), tuning.totalMs);
+    }
+
+  std::vector<examples::MatmulConfig> matmulConfigs = autotuneMatmulConfigs();
+  std::vector<TuningConfig> configs;
+  for (const examples::MatmulConfig &c : matmulConfigs)
+    configs.push_back({{c.blockM, c.blockN, c.blockK, c.groupM}, c.warps, c.stages, c.warpSpecialize});
+  auto run = [&]<ElementTag T>(T, const char *type) {
+    const int m = 4096, n = 4096, k = 4096;
+    MatmulShape<T> problem(m, n, k, Precision::TF32, 0);
+    problem.descriptors = true;
+    std::string key = std::string("autotune_matmul_") + type + "_4096x4096x4096";
+    size_t chosenIndex = 0;
+    for (unsigned threads : {0u, 1u}) {
+      std::filesystem::remove_all(cache);
+      auto kernel = examples::matmulDescriptors<T>(); // a fresh kernel: nothing compiled in memory or on disk
+      AutotuneOptions options;
+      options.compileThreads = threads;
+      auto tuned = autotune(kernel, configs, TuningKey{{3, 4, 5}}, options);
+      auto grid = [&](const TuningConfig &c) {
+        return Grid{unsigned(((m + c.get(0) - 1) / c.get(0)) * ((n + c.get(1) - 1) / c.get(1)))};
+      };
+      auto start = std::chrono::steady_clock::now();
+      check(tuned.launch(grid, LaunchOptions{},
+                         TensorDescriptorArg::of(problem.da, {m, k}, {k, 1}, {}).blocksFromConfig({0, 2}),
+                         TensorDescriptorArg::of(problem.db, {k, n}, {n, 1}, {}).blocksFromConfig({2, 1}),
+                         TensorDescriptorArg::of(problem.dc, {m, n}, {n, 1}, {}).blocksFromConfig({0, 1}), m, n, k,
+                         fromConfig, fromConfig, fromConfig, fromConfig));
+      check(device->driver().check(device->driver().cuCtxSynchronize(), "synchronizing"));
+      double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      Tuning tuning = tuned.tunings().at(0);
+      const char *how = threads == 1 ? "serial" : "parallel";
+      std::printf(",\n  \"%s_%s_wall_ms\": %.0f,\n  \"%s_%s_compile_ms\": %.0f,\n  \"%s_%s_timing_ms\": %.0f,\n"
+                  "  \"%s_%s_threads\": %u",
+                  key.c_str(), how, wall, key.c_str(), how, tuning.compileMs, key.c_str(), how, tuning.timingMs,
+                  key.c_str(), how, tuning.compileThreads);
+      if (threads == 0) {
+        chosenIndex = tuning.chosen;
+        std::string report;
+        for (char c : tuned.tuningReport())
+          report += c == '"' || c == '\\' ? std::string("\\") + c : c == '\n' ? std::string("\\n") : std::string(1, c);
+        std::printf(",\n  \"%s_report\": \"%s\"", key.c_str(), report.c_str());
+      }
+    }
+    double best = 0, chosen = 0;
+    size_t bestIndex = 0;
+    for (size_t i = 0; i < matmulConfigs.size(); ++i) {
+      double tflops = problem.measure(matmulConfigs[i]).first;
+      std::printf(",\n  \"%s_cfg%zu_TFLOPs\": %.1f", key.c_str(), i, tflops);
+      if (tflops > best)
+        best = tflops, bestIndex = i;
+      if (i == chosenIndex)
+        chosen = tflops;
+    }
+    std::printf(",\n  \"%s_chosen\": \"%s\",\n  \"%s_best\": \"%s\",\n  \"%s_chosen_TFLOPs\": %.1f,\n"
+                "  \"%s_best_TFLOPs\": %.1f",
+                key.c_str(), configs[chosenIndex].str().c_str(), key.c_str(), configs[bestIndex].str().c_str(),
+                key.c_str(), chosen, key.c_str(), best);
+  };
+  run(brick::f16{}, "fp16");
+  run(brick::bf16{}, "bf16");
+}
+
 int main(int argc, char **argv) {
   bool sweep = argc > 1 && std::string(argv[1]) == "--softmax-sweep";
   bool matmulOnly = argc > 1 && std::string(argv[1]) == "--matmul";
@@ -396,6 +512,11 @@ int main(int argc, char **argv) {
   DeviceBuffer flush = allocate(256 << 20);
   flushBuffer = &flush;
   std::printf("{\n  \"device\": \"%s\"", device->name().c_str());
+  if (argc > 1 && std::string(argv[1]) == "--autotune") {
+    benchAutotune();
+    std::printf("\n}\n");
+    return 0;
+  }
   if (matmulOnly || !matmulSweep.empty()) {
     benchMatmul(matmulSweep);
     std::printf("\n}\n");

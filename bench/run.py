@@ -5,6 +5,7 @@
   python3 bench/run.py --sweep path/to/brick-bench    (softmax at 1..8 rows x 1..16 warps per program)
   python3 bench/run.py --matmul path/to/brick-bench   (matmul alone: Brick, cuBLAS, Triton)
   python3 bench/run.py --matmul-sweep path/to/brick-bench 128,128,64,8,8,3 ...   (matmul configs vs cuBLAS)
+  python3 bench/run.py --autotune path/to/brick-bench (the autotuner vs exhaustive sweeps; tuning time vs Triton)
 
 Brick's numbers come from brick-bench (CUDA events, L2 flushed, median of 50); torch's and Triton's from
 triton.testing.do_bench (which also flushes L2; median). Prints a table of GB/s and ratios, and the JSON.
@@ -43,15 +44,8 @@ def nop(p):
 
 
 # Triton's tutorial matmul (grouped program order, masked K tail), autotuned over the configurations the anchors use.
-@triton.autotune(configs=[
-    triton.Config({'BM': 128, 'BN': 256, 'BK': 64, 'G': 8}, num_stages=3, num_warps=8),
-    triton.Config({'BM': 128, 'BN': 128, 'BK': 64, 'G': 8}, num_stages=4, num_warps=4),
-    triton.Config({'BM': 128, 'BN': 256, 'BK': 64, 'G': 8}, num_stages=4, num_warps=8),
-    triton.Config({'BM': 64, 'BN': 128, 'BK': 64, 'G': 8}, num_stages=4, num_warps=4),
-], key=['M', 'N', 'K'])
-@triton.jit
-def triton_matmul(a, b, c, M, N, K, sam, sak, sbk, sbn, scm, scn,
-                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, G: tl.constexpr):
+def matmul_body(a, b, c, M, N, K, sam, sak, sbk, sbn, scm, scn,
+                BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, G: tl.constexpr):
     pid = tl.program_id(0)
     tiles_m, tiles_n = tl.cdiv(M, BM), tl.cdiv(N, BN)
     group = pid // (G * tiles_n)
@@ -76,11 +70,66 @@ def triton_matmul(a, b, c, M, N, K, sam, sak, sbk, sbn, scm, scn,
              mask=(cm[:, None] < M) & (cn[None, :] < N))
 
 
-def run_triton_matmul(a, b, c):
+def triton_config(bm, bn, bk, g, warps, stages):
+    return triton.Config({'BM': bm, 'BN': bn, 'BK': bk, 'G': g}, num_stages=stages, num_warps=warps)
+
+
+triton_matmul = triton.autotune(configs=[triton_config(128, 256, 64, 8, 8, 3), triton_config(128, 128, 64, 8, 4, 4),
+                                         triton_config(128, 256, 64, 8, 8, 4), triton_config(64, 128, 64, 8, 4, 4)],
+                                key=['M', 'N', 'K'])(triton.jit(matmul_body))
+
+# The 8 configs brick-bench --autotune tunes over (BM, BN, BK, G, warps, stages), for Triton's side of it.
+AUTOTUNE_MATMUL_CONFIGS = [(256, 128, 64, 8, 8, 4), (128, 256, 64, 8, 8, 4), (128, 128, 64, 8, 8, 4),
+                           (256, 128, 64, 8, 8, 3), (128, 256, 64, 8, 8, 3), (128, 128, 64, 8, 4, 4),
+                           (128, 128, 64, 8, 4, 3), (64, 128, 64, 8, 4, 4)]
+
+
+def run_triton_matmul(a, b, c, kernel=None):
     M, K = a.shape
     N = b.shape[1]
     grid = lambda meta: (triton.cdiv(M, meta['BM']) * triton.cdiv(N, meta['BN']),)
-    triton_matmul[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1))
+    (kernel or triton_matmul)[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+                                    c.stride(1))
+
+
+def autotune(binary):
+    """Brick's autotuner against an exhaustive sweep of the same configs, and the wall time of a first launch that
+    tunes 8 matmul configs (compiled in parallel, then serially) beside Triton's autotuner on the same 8."""
+    import tempfile
+    brick = json.loads(subprocess.run([binary, "--autotune"], check=True, capture_output=True, text=True).stdout)
+    triton_s = {}
+    for dtype, name in ((torch.float16, "fp16"), (torch.bfloat16, "bf16")):
+        os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()  # nothing compiled before
+        kernel = triton.autotune(configs=[triton_config(*c) for c in AUTOTUNE_MATMUL_CONFIGS],
+                                 key=['M', 'N', 'K'])(triton.jit(matmul_body))
+        a = torch.randn(4096, 4096, device="cuda", dtype=dtype)
+        b = torch.randn(4096, 4096, device="cuda", dtype=dtype)
+        c = torch.empty(4096, 4096, device="cuda", dtype=dtype)
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        run_triton_matmul(a, b, c, kernel)
+        torch.cuda.synchronize()
+        triton_s[name] = time.perf_counter() - start
+        triton_s[name + "_chosen"] = str(kernel.best_config)
+    print(f"{brick['device']} ({brick['host_threads']} host threads)")
+    for name in ("fp32", "bf16"):
+        for cols in (1024, 3000, 16384):
+            k = f"autotune_softmax_{name}_8192x{cols}"
+            print(f"softmax {name} 8192x{cols:<6d} chose {brick[k + '_chosen']:28s} {brick[k + '_chosen_GBps']:6.0f} GB/s;"
+                  f" best of the 15 {brick[k + '_best']:28s} {brick[k + '_best_GBps']:6.0f} GB/s:"
+                  f" {brick[k + '_chosen_GBps'] / brick[k + '_best_GBps']:.3f} of the best (tuning {brick[k + '_tuning_ms']:.0f} ms)")
+    for name in ("fp16", "bf16"):
+        k = f"autotune_matmul_{name}_4096x4096x4096"
+        print(f"matmul {name} 4096^3 chose {brick[k + '_chosen']:28s} {brick[k + '_chosen_TFLOPs']:6.1f} TFLOP/s;"
+              f" best of the 8 {brick[k + '_best']:28s} {brick[k + '_best_TFLOPs']:6.1f}:"
+              f" {brick[k + '_chosen_TFLOPs'] / brick[k + '_best_TFLOPs']:.3f} of the best")
+        print(f"  tuning 8 configs, first launch wall time: parallel {brick[k + '_parallel_wall_ms']:.0f} ms (compile"
+              f" {brick[k + '_parallel_compile_ms']:.0f} ms on {brick[k + '_parallel_threads']} threads, timing"
+              f" {brick[k + '_parallel_timing_ms']:.0f} ms); serial {brick[k + '_serial_wall_ms']:.0f} ms (compile"
+              f" {brick[k + '_serial_compile_ms']:.0f} ms); Triton {triton_s[name] * 1000:.0f} ms"
+              f" (chose {triton_s[name + '_chosen']})")
+        print("  " + brick[k + "_report"].replace("\n", "\n  "))
+    print(json.dumps({"brick": brick, "triton_autotune_s": triton_s}))
 
 
 MATMUL_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (4000, 4000, 4000), (16, 8192, 8192), (1, 8192, 8192)]
@@ -164,6 +213,8 @@ def matmul_sweep(binary, configs):
 
 
 def main():
+    if sys.argv[1] == "--autotune":
+        return autotune(sys.argv[2])
     if sys.argv[1] == "--sweep":
         return sweep(sys.argv[2])
     if sys.argv[1] == "--matmul-sweep":

@@ -4,6 +4,8 @@
 
 #include "brick/brick.h"
 
+#include <vector>
+
 #include <type_traits>
 
 namespace examples {
@@ -117,6 +119,37 @@ inline MatmulConfig matmulConfig(int m, int n, int k, int elementBytes, unsigned
   (void)k;
   return config;
 }
+
+/// What the matmul examples autotune over (brick/JIT/Autotune.h), for operands of `elementBytes` and code for
+/// `capability`: matmulConfig's choices first, then the alternatives the sweeps on an H100 found within a few
+/// percent of them (wider N, fewer warps, fewer stages), for decode (16-row tiles) and for the rest.
+/// matmulCandidateFits says which suit a problem of `m` rows.
+inline std::vector<MatmulConfig> matmulCandidates(int elementBytes, unsigned capability) {
+  MatmulConfig decode = matmulConfig(1, 4096, 4096, elementBytes, capability);
+  MatmulConfig tiles = matmulConfig(4096, 4096, 4096, elementBytes, capability);
+  auto with = [](MatmulConfig config, int blockM, int blockN, int blockK, unsigned warps, unsigned stages) {
+    config.blockM = blockM, config.blockN = blockN, config.blockK = blockK, config.warps = warps;
+    config.stages = stages;
+    return config;
+  };
+  int k = tiles.blockK;
+  std::vector<MatmulConfig> configs = {decode, tiles};
+  configs.push_back(with(decode, 16, 128, decode.blockK, 4, 4));
+  configs.push_back(with(decode, 16, 32, decode.blockK, 4, 4));
+  if (tiles.blockM == 256) { // wgmma: two warpgroups
+    configs.push_back(with(tiles, 128, 256, k, 8, 4));
+    configs.push_back(with(tiles, 128, 128, k, 8, 4));
+    configs.push_back(with(tiles, 256, 128, k, 8, 3));
+    configs.push_back(with(tiles, 128, 128, k, 4, 4));
+  } else {
+    configs.push_back(with(tiles, 128, 128, k, 8, 3));
+    configs.push_back(with(tiles, 128, 64, k, 4, 4));
+    configs.push_back(with(tiles, 64, 128, k, 4, 4));
+    configs.push_back(with(tiles, 64, 64, k, 4, 3));
+  }
+  return configs;
+}
+inline bool matmulCandidateFits(const MatmulConfig &config, int m) { return (config.blockM == 16) == (m <= 16); }
 
 } // namespace examples
 

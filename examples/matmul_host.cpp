@@ -3,7 +3,10 @@
 #include "host.h"
 #include "matmul.h"
 
+#include "brick/JIT/Autotune.h"
+
 #include <array>
+#include <map>
 
 namespace examples {
 
@@ -53,6 +56,51 @@ template <brick::ElementTag T> auto &matmulDescriptorsKernel(Precision precision
                                           matmulDescriptors<T, Out>(Precision::TF32),
                                           matmulDescriptors<T, Out>(Precision::TF32x3)};
   return kernels[static_cast<int>(precision)];
+}
+
+brick::TuningConfig tuningConfig(const MatmulConfig &config) {
+  return {{config.blockM, config.blockN, config.blockK, config.groupM}, config.warps, config.stages,
+          config.warpSpecialize};
+}
+
+/// `kernel` launched through the autotuner over matmulCandidates, keyed by M, N and K: one tuner per kernel,
+/// device kind and target. On the interpreter only the first two candidates that suit the shape are tried (the
+/// interpreter's times say little about a GPU's; the tests check the choice machinery on their own).
+template <class K>
+auto &autotunedMatmul(const K &kernel, const brick::runtime::Device &device, int elementBytes, unsigned capability) {
+  using Tuned = decltype(brick::autotune(kernel, {}, {}));
+  static std::map<std::tuple<const void *, bool, unsigned>, std::unique_ptr<Tuned>> tuners;
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<Tuned> &tuned = tuners[{&kernel, device.isInterpreter(), capability}];
+  if (!tuned) {
+    std::vector<brick::TuningConfig> configs;
+    for (const MatmulConfig &config : matmulCandidates(elementBytes, capability))
+      configs.push_back(tuningConfig(config));
+    brick::AutotuneOptions options;
+    bool interpreter = device.isInterpreter();
+    if (interpreter)
+      options.warmupMs = 0, options.measureMs = 0, options.minRepetitions = 1;
+    else // the examples run as tests too: shorter trials than the default 25 + 100 ms
+      options.warmupMs = 10, options.measureMs = 40;
+    options.prune = [interpreter](const std::vector<brick::TuningConfig> &all, const std::vector<int64_t> &key) {
+      std::vector<brick::TuningConfig> kept;
+      for (const brick::TuningConfig &config : all)
+        if (matmulCandidateFits(MatmulConfig{int(config.get(0))}, int(key[0])) && (!interpreter || kept.size() < 2))
+          kept.push_back(config);
+      return kept;
+    };
+    tuned = std::make_unique<Tuned>(brick::autotune(kernel, configs, brick::TuningKey{{3, 4, 5}}, options));
+  }
+  return *tuned;
+}
+
+/// ", autotuned: <the config chosen for key>".
+template <class T> std::string chosenFor(const T &tuned, std::vector<int64_t> key) {
+  for (const brick::Tuning &tuning : tuned.tunings())
+    if (tuning.key == key)
+      return ", autotuned (" + tuning.how + "): " + tuned.configs()[tuning.chosen].str();
+  return "";
 }
 
 const char *precisionName(Precision precision) {
@@ -115,19 +163,59 @@ template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &dev
   auto elementB = [&](int p, int j) { return double(problem.transposeB ? b[size_t(j) * bStride + p] : b[size_t(p) * bStride + j]); };
 
   unsigned capability = problem.targetCapability ? problem.targetCapability : unsigned(device.computeCapability());
-  MatmulConfig config =
-      problem.config.value_or(matmulConfig(m, n, k, int(sizeof(typename Memory<T>::Stored)), capability));
+  int elementBytes = int(sizeof(typename Memory<T>::Stored));
+  MatmulConfig config = problem.config.value_or(matmulConfig(m, n, k, elementBytes, capability));
   brick::LaunchOptions options{.numWarps = config.warps, .numStages = config.stages, .device = &device};
   options.targetCapability = problem.targetCapability;
   options.warpSpecialize = config.warpSpecialize;
   if (config.warpSpecialize)
     check.what += ", warp-specialized";
-  if (problem.descriptors || problem.persistent) {
+  if (problem.descriptors || problem.persistent)
     check.what += problem.persistent ? ", persistent, through tensor descriptors" : ", through tensor descriptors";
+  if (problem.descriptors || problem.persistent)
     if (problem.transposeA || problem.transposeB)
       return check.failure = "matmulDescriptors takes A and B untransposed", check;
-  }
+  // Without a config of its own, the problem launches through the autotuner.
+  auto autotuned = [&]() -> brick::runtime::Error {
+    using brick::fromConfig;
+    using brick::TensorDescriptorArg;
+    brick::LaunchOptions tunedOptions{.device = &device};
+    tunedOptions.targetCapability = problem.targetCapability;
+    auto tiles = [&](const brick::TuningConfig &c) {
+      return brick::Grid{unsigned(((m + c.get(0) - 1) / c.get(0)) * ((n + c.get(1) - 1) / c.get(1)))};
+    };
+    auto a = TensorDescriptorArg::of(*da, {m, k}, {aStride, 1}, {}).blocksFromConfig({0, 2});
+    auto b = TensorDescriptorArg::of(*db, {k, n}, {bStride, 1}, {}).blocksFromConfig({2, 1});
+    auto c = TensorDescriptorArg::of(*dc, {m, n}, {cStride, 1}, {}).blocksFromConfig({0, 1});
+    std::vector<int64_t> key = {m, n, k};
+    if (problem.persistent) {
+      auto &tuned = autotunedMatmul(matmulPersistentKernel<T>(problem.precision), device, elementBytes, capability);
+      auto programs = [&](const brick::TuningConfig &config) {
+        return brick::Grid{std::min(tiles(config).x, unsigned(std::max(4, device.multiprocessors())))};
+      };
+      brick::runtime::Error e = tuned.launch(programs, tunedOptions, a, b, c, m, n, k, fromConfig, fromConfig,
+                                             fromConfig, fromConfig);
+      check.what += chosenFor(tuned, key);
+      return e;
+    }
+    if (problem.descriptors) {
+      auto &tuned = autotunedMatmul(matmulDescriptorsKernel<T>(problem.precision), device, elementBytes, capability);
+      brick::runtime::Error e = tuned.launch(tiles, tunedOptions, a, b, c, m, n, k, fromConfig, fromConfig,
+                                             fromConfig, fromConfig);
+      check.what += chosenFor(tuned, key);
+      return e;
+    }
+    auto &tuned = autotunedMatmul(matmulKernel<T>(problem.precision), device, elementBytes, capability);
+    brick::runtime::Error e =
+        tuned.launch(tiles, tunedOptions, *da, *db, *dc, m, n, k, problem.transposeA ? 1 : aStride,
+                     problem.transposeA ? aStride : 1, problem.transposeB ? 1 : bStride,
+                     problem.transposeB ? bStride : 1, cStride, 1, fromConfig, fromConfig, fromConfig, fromConfig);
+    check.what += chosenFor(tuned, key);
+    return e;
+  };
   brick::runtime::Error error = timed(check, [&] {
+    if (!problem.config)
+      return autotuned();
     if (problem.persistent) {
       using brick::TensorDescriptorArg;
       // One program per SM (a few on the interpreter), never more than there are tiles.

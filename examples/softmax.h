@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace examples {
 using namespace brick;
@@ -55,6 +56,23 @@ inline SoftmaxConfig softmaxConfig(int cols, int elementBytes) {
     config.warps *= 2;
   config.warps = std::max(config.warps, unsigned(config.rows));
   return config;
+}
+
+/// What the softmax examples autotune over (brick/JIT/Autotune.h): ROWS from 1 to 4 and 1 to 16 warps (at least
+/// one per row); BLOCK follows the columns. softmaxCandidateNear keeps, for rows of `cols`, softmaxConfig's choice
+/// and its neighbours (half or twice the rows, half or twice the warps).
+inline std::vector<SoftmaxConfig> softmaxCandidates() {
+  std::vector<SoftmaxConfig> configs;
+  for (int rows : {1, 2, 4})
+    for (unsigned warps : {1u, 2u, 4u, 8u, 16u})
+      if (warps >= unsigned(rows))
+        configs.push_back({0, rows, warps});
+  return configs;
+}
+inline bool softmaxCandidateNear(const SoftmaxConfig &candidate, int cols, int elementBytes) {
+  SoftmaxConfig rule = softmaxConfig(cols, elementBytes);
+  auto near = [](unsigned a, unsigned b) { return a == b || a == 2 * b || 2 * a == b; };
+  return near(unsigned(candidate.rows), unsigned(rule.rows)) && near(candidate.warps, rule.warps);
 }
 
 } // namespace examples

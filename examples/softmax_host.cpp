@@ -3,9 +3,41 @@
 #include "host.h"
 #include "softmax.h"
 
+#include "brick/JIT/Autotune.h"
+
 #include <cmath>
 
 namespace examples {
+
+namespace {
+/// softmax<T> launched through the autotuner over softmaxCandidates near the hand rule, keyed by the columns
+/// (one tuner per device kind; on the interpreter only the first two candidates are tried).
+template <brick::ElementTag T> auto &autotunedSoftmax(const brick::runtime::Device &device) {
+  static auto kernel = softmax<T>();
+  auto make = [](bool interpreter) {
+    std::vector<brick::TuningConfig> configs;
+    for (const SoftmaxConfig &config : softmaxCandidates())
+      configs.push_back({{config.rows}, config.warps, 1});
+    brick::AutotuneOptions options;
+    if (interpreter)
+      options.warmupMs = 0, options.measureMs = 0, options.minRepetitions = 1;
+    else // the examples run as tests too: shorter trials than the default 25 + 100 ms
+      options.warmupMs = 10, options.measureMs = 40;
+    options.prune = [interpreter](const std::vector<brick::TuningConfig> &all, const std::vector<int64_t> &key) {
+      std::vector<brick::TuningConfig> kept;
+      for (const brick::TuningConfig &config : all)
+        if (softmaxCandidateNear({0, int(config.get(0)), config.numWarps}, int(key[0]),
+                                 int(sizeof(typename host::Memory<T>::Stored))) &&
+            (!interpreter || kept.size() < 2))
+          kept.push_back(config);
+      return kept;
+    };
+    return brick::autotune(kernel, configs, brick::TuningKey{{5}}, options);
+  };
+  static auto onGpu = make(false), onInterpreter = make(true);
+  return device.isInterpreter() ? onInterpreter : onGpu;
+}
+} // namespace
 
 template <brick::ElementTag T>
 Check runSoftmax(const brick::runtime::Device &device, int rows, int cols, unsigned maxPrograms) {
@@ -25,12 +57,27 @@ Check runSoftmax(const brick::runtime::Device &device, int rows, int cols, unsig
     if (!*buffer)
       return check.failure = buffer->error().message(), check;
   SoftmaxConfig config = softmaxConfig(cols, int(sizeof(Stored)));
-  brick::LaunchOptions options{.numWarps = config.warps, .device = &device};
-  unsigned programs = config.programs(rows, maxPrograms);
-  brick::runtime::Error error = timed(check, [&] {
-    return kernel.launch(brick::Grid{programs}, options, *out, *in, stride, stride, rows, cols, config.block,
-                         config.rows);
-  });
+  brick::runtime::Error error;
+  if (maxPrograms) { // a persistent grid of a given size: the hand rule's launch
+    brick::LaunchOptions options{.numWarps = config.warps, .device = &device};
+    unsigned programs = config.programs(rows, maxPrograms);
+    error = timed(check, [&] {
+      return kernel.launch(brick::Grid{programs}, options, *out, *in, stride, stride, rows, cols, config.block,
+                           config.rows);
+    });
+  } else { // the autotuner picks rows per program and warps
+    auto &tuned = autotunedSoftmax<T>(device);
+    auto programs = [&](const brick::TuningConfig &c) { return brick::Grid{unsigned((rows + c.get(0) - 1) / c.get(0))}; };
+    error = timed(check, [&] {
+      return tuned.launch(programs, brick::LaunchOptions{.device = &device}, *out, *in, stride, stride, rows, cols,
+                          config.block, brick::fromConfig);
+    });
+    for (const brick::Tuning &tuning : tuned.tunings())
+      if (tuning.key == std::vector<int64_t>{cols})
+        check.what += ", autotuned (" + tuning.how + "): ROWS=" +
+                      std::to_string(tuned.configs()[tuning.chosen].get(0)) + " warps=" +
+                      std::to_string(tuned.configs()[tuning.chosen].numWarps);
+  }
   if (error)
     return check.failure = error.message(), check;
   std::vector<Stored> result = download<Stored>(*out, stored.size(), check.failure);

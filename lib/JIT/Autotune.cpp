@@ -90,10 +90,33 @@ double since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-/// The launch arguments with `config`'s constants in the places the launch marked fromConfig.
-runtime::Expected<std::vector<LaunchArg>> withConfig(const std::string &name, const LaunchArg *args, size_t count,
-                                                     const TuningConfig &config, size_t index) {
-  std::vector<LaunchArg> filled(args, args + count);
+/// The launch arguments with `config`'s constants in the places the launch marked fromConfig, and descriptors
+/// whose blocks the config sizes (kept in `descriptors`, which must outlive the arguments).
+struct ConfiguredArgs {
+  std::vector<LaunchArg> args;
+  std::vector<std::unique_ptr<TensorDescriptorArg>> descriptors;
+  LaunchArg *data() { return args.data(); }
+  const LaunchArg *data() const { return args.data(); }
+};
+runtime::Expected<ConfiguredArgs> withConfig(const std::string &name, const LaunchArg *args, size_t count,
+                                             const TuningConfig &config, size_t index) {
+  ConfiguredArgs configured{std::vector<LaunchArg>(args, args + count), {}};
+  std::vector<LaunchArg> &filled = configured.args;
+  for (size_t i = 0; i < count; ++i) {
+    if (filled[i].kind != LaunchArg::Kind::Descriptor || filled[i].descriptor->blockFromConfig.empty())
+      continue;
+    auto sized = std::make_unique<TensorDescriptorArg>(*filled[i].descriptor);
+    sized->blockShape.clear();
+    for (size_t constant : sized->blockFromConfig) {
+      if (constant >= config.constants.size() || config.constants[constant].isFloat)
+        return runtime::Error("kernel '" + name + "': parameter " + std::to_string(i) +
+                              "'s descriptor takes a block dimension from constant " + std::to_string(constant) +
+                              " of config #" + std::to_string(index) + " " + config.str() + ", which has no such integer");
+      sized->blockShape.push_back(config.constants[constant].integer);
+    }
+    filled[i].descriptor = sized.get();
+    configured.descriptors.push_back(std::move(sized));
+  }
   size_t next = 0, wanted = 0;
   for (const LaunchArg &arg : filled)
     wanted += arg.kind == LaunchArg::Kind::FromConfig;
@@ -108,7 +131,7 @@ runtime::Expected<std::vector<LaunchArg>> withConfig(const std::string &name, co
     arg = value.isFloat ? LaunchArg{LaunchArg::Kind::Float, 0, 0, value.real}
                         : LaunchArg{LaunchArg::Kind::Integer, 0, value.integer};
   }
-  return filled;
+  return configured;
 }
 
 LaunchOptions optionsFor(LaunchOptions options, const TuningConfig &config) {
@@ -438,7 +461,7 @@ runtime::Error autotunedLaunch(TunerState &tuner, const std::string &name, const
   const std::vector<TuningConfig> &configs = tuner.configs;
   const AutotuneOptions &tuning = tuner.options;
   size_t n = configs.size();
-  std::vector<std::vector<LaunchArg>> filled;
+  std::vector<ConfiguredArgs> filled;
   for (size_t i = 0; i < n; ++i) {
     auto withConstants = withConfig(name, args, count, configs[i], i);
     if (!withConstants)
@@ -479,7 +502,7 @@ runtime::Error autotunedLaunch(TunerState &tuner, const std::string &name, const
     registerPipelineDialects(registry);
     mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
     std::string ir;
-    auto module = buildModule(kernel, specializationFor(kernel.params, filled[0]), context, &ir);
+    auto module = buildModule(kernel, specializationFor(kernel.params, filled[0].args), context, &ir);
     if (!module)
       return module.error();
     std::string identity = ir + "\n";
@@ -540,7 +563,7 @@ runtime::Error autotunedLaunch(TunerState &tuner, const std::string &name, const
   parallelFor(toCompile.size(), threads, [&](size_t j) {
     size_t i = toCompile[j];
     auto compileOne = Clock::now();
-    Specialization spec = specializationFor(kernel.params, filled[i]);
+    Specialization spec = specializationFor(kernel.params, filled[i].args);
     LaunchOptions configOptions = optionsFor(options, configs[i]);
     if (interpreter) {
       if (!tuning.interpreterTarget.empty())
@@ -607,7 +630,7 @@ runtime::Error autotunedLaunch(TunerState &tuner, const std::string &name, const
       continue;
     added.push_back(key);
     remember(state, key, std::make_shared<runtime::LoadedKernel>(std::move(*loaded)), kernel,
-             specializationFor(kernel.params, filled[i]), optionsFor(options, configs[i]), deviceTarget,
+             specializationFor(kernel.params, filled[i].args), optionsFor(options, configs[i]), deviceTarget,
              result.why + " (for autotuning)",
              Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(result.ms)));
   }

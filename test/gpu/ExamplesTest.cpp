@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "brick/JIT/Autotune.h"
 #include "host.h"
 #include "vector_add.h"
 
@@ -48,6 +49,12 @@ protected:
 private:
   const runtime::Device *device_ = nullptr;
 };
+
+#define EXPECT_THAT_SKIPPED(trial, reason)                                                                     \
+  do {                                                                                                         \
+    EXPECT_EQ((trial).milliseconds, -1) << (trial).config.str();                                              \
+    EXPECT_NE((trial).skipped.find(reason), std::string::npos) << (trial).config.str() << ": " << (trial).skipped; \
+  } while (false)
 
 #define EXPECT_PASSES(check)                                                                                   \
   do {                                                                                                         \
@@ -235,6 +242,56 @@ TEST(ExamplesOnGpu, SecondLaunchReusesTheCompiledKernel) {
   EXPECT_EQ(kernel.specializations().size(), 1u);
   ASSERT_FALSE(kernel.launch(Grid{4}, LaunchOptions{}, *dx, *dy, *out, 4095, 1024)); // n no longer divisible by 16
   EXPECT_EQ(kernel.specializations().size(), 2u);
+}
+
+TEST(ExamplesOnGpu, AutotunerTimesOnTheDeviceSkipsWhatCannotRunAndRemembers) {
+  std::string why;
+  const runtime::Device *gpu = deviceFor(Where::Gpu, &why);
+  if (!gpu)
+    GTEST_SKIP() << why;
+  // 512^3 f16: a 128x128x32 tile runs anywhere; 256x256x128 tiles over 4 stages need about 512 KB of shared memory;
+  // 64 warps are no launch.
+  std::vector<TuningConfig> configs = {{{128, 128, 32, 8}, 4, 3}, {{64, 64, 32, 8}, 4, 3},
+                                       {{256, 256, 128, 8}, 16, 4}, {{64, 64, 32, 8}, 64, 2}};
+  const int m = 512, n = 512, k = 512;
+  std::vector<float> a = examples::host::randomFloats(size_t(m) * k), b = examples::host::randomFloats(size_t(k) * n);
+  auto da = examples::host::upload(*gpu, examples::host::toMemory<f16>(a));
+  auto db = examples::host::upload(*gpu, examples::host::toMemory<f16>(b));
+  auto dc = examples::host::poisoned(*gpu, size_t(m) * n * 2);
+  ASSERT_TRUE(da && db && dc);
+  auto grid = [&](const TuningConfig &c) {
+    return Grid{unsigned(((m + c.get(0) - 1) / c.get(0)) * ((n + c.get(1) - 1) / c.get(1)))};
+  };
+  auto tuneOnce = [&] {
+    auto tuned = autotune(examples::matmul<f16>(), configs, TuningKey{{3, 4, 5}});
+    EXPECT_FALSE(tuned.launch(grid, LaunchOptions{}, *da, *db, *dc, m, n, k, k, 1, n, 1, n, 1, fromConfig, fromConfig,
+                              fromConfig, fromConfig));
+    return tuned.tunings().at(0);
+  };
+  Tuning first = tuneOnce();
+  ASSERT_EQ(first.how, "tuned");
+  EXPECT_GT(first.trials[0].milliseconds, 0) << first.str();
+  EXPECT_GT(first.trials[1].milliseconds, 0) << first.str();
+  EXPECT_THAT_SKIPPED(first.trials[2], "shared memory");
+  EXPECT_THAT_SKIPPED(first.trials[3], "power of two");
+  EXPECT_LT(first.chosen, 2u);
+  // The result is the chosen config's, on the buffers as given.
+  std::vector<uint16_t> c(size_t(m) * n);
+  ASSERT_FALSE(dc->copyToHost(c.data(), c.size() * 2));
+  double diff = 0, norm = 0;
+  for (int s = 0; s < 256; ++s) {
+    int i = (s * 37) % m, j = (s * 101) % n;
+    double ref = 0;
+    for (int p = 0; p < k; ++p)
+      ref += double(halfToFloat(floatToHalf(a[size_t(i) * k + p]))) * halfToFloat(floatToHalf(b[size_t(p) * n + j]));
+    double got = halfToFloat(c[size_t(i) * n + j]);
+    diff += (got - ref) * (got - ref);
+    norm += ref * ref;
+  }
+  EXPECT_LT(std::sqrt(diff / norm), 2e-3);
+  Tuning second = tuneOnce(); // a new tuner: the choice comes from the disk entry
+  EXPECT_EQ(second.how, "reused");
+  EXPECT_EQ(second.chosen, first.chosen);
 }
 
 } // namespace

@@ -64,6 +64,14 @@ struct TensorDescriptorArg {
   uint64_t address = 0;
   bool hostPointer = false;
   std::vector<int64_t> shape, strides, blockShape;
+  /// Launched through the autotuner (brick/JIT/Autotune.h): block dimension d is the config's constant number
+  /// blockFromConfig[d] (e.g. {0, 2} for matmul's BLOCK_M x BLOCK_K), since the config chooses the tile.
+  std::vector<size_t> blockFromConfig;
+
+  TensorDescriptorArg &blocksFromConfig(std::vector<size_t> constants) {
+    blockFromConfig = std::move(constants);
+    return *this;
+  }
 
   static TensorDescriptorArg of(const runtime::DeviceBuffer &buffer, std::vector<int64_t> shape,
                                 std::vector<int64_t> strides, std::vector<int64_t> blockShape) {
