@@ -364,53 +364,85 @@ void parallelFor(size_t count, unsigned threads, const std::function<void(size_t
 
 //===--- Timing ------------------------------------------------------------------------===//
 
-/// The median time of one config's launches: a first launch (errors end the trial), warm-up launches for about
-/// warmupMs, then timed launches for about measureMs (at least minRepetitions), each after the L2 cache is flushed
-/// and the trial's buffers are put back.
-runtime::Expected<double> timeConfig(const runtime::Device &device, const TrialMemory &memory,
-                                     runtime::DeviceBuffer *flush, const AutotuneOptions &tuning,
-                                     const std::function<runtime::Error()> &launch, const LaunchOptions &options) {
-  auto timed = [&]() -> runtime::Expected<double> {
-    if (runtime::Error e = memory.reset())
+/// One timed launch: the trial's buffers put back, the L2 cache flushed, then events around the launch.
+runtime::Expected<double> timeOnce(const runtime::Device &device, const TrialMemory &memory,
+                                   runtime::DeviceBuffer *flush, const std::function<runtime::Error()> &launch,
+                                   const runtime::Stream *stream) {
+  if (runtime::Error e = memory.reset())
+    return e;
+  if (flush)
+    if (runtime::Error e = flush->fill(0))
       return e;
-    if (flush)
-      if (runtime::Error e = flush->fill(0))
-        return e;
-    auto start = runtime::Event::create(device), end = runtime::Event::create(device);
-    if (!start)
-      return start.error();
-    if (!end)
-      return end.error();
-    if (runtime::Error e = start->record(options.stream))
-      return e;
-    if (runtime::Error e = launch())
-      return e;
-    if (runtime::Error e = end->record(options.stream))
-      return e;
-    auto ms = end->millisecondsSince(*start);
-    if (!ms)
-      return ms.error();
-    return double(*ms);
-  };
-  auto first = timed();
-  if (!first)
-    return first.error();
-  double estimate = std::max(*first, 1e-3);
-  unsigned warmups = unsigned(std::clamp(tuning.warmupMs / estimate, 0.0, 1000.0));
-  unsigned repetitions = unsigned(std::clamp(tuning.measureMs / estimate, double(std::max(1u, tuning.minRepetitions)),
-                                             std::max(1000.0, double(tuning.minRepetitions))));
-  for (unsigned i = 0; i < warmups; ++i)
-    if (runtime::Error e = launch())
-      return e;
-  std::vector<double> times;
-  for (unsigned i = 0; i < repetitions; ++i) {
-    auto ms = timed();
-    if (!ms)
-      return ms.error();
-    times.push_back(*ms);
+  auto start = runtime::Event::create(device), end = runtime::Event::create(device);
+  if (!start)
+    return start.error();
+  if (!end)
+    return end.error();
+  if (runtime::Error e = start->record(stream))
+    return e;
+  if (runtime::Error e = launch())
+    return e;
+  if (runtime::Error e = end->record(stream))
+    return e;
+  auto ms = end->millisecondsSince(*start);
+  if (!ms)
+    return ms.error();
+  return double(*ms);
+}
+
+/// One config under timing: how to launch it, and its samples.
+struct Contender {
+  size_t index;
+  std::function<runtime::Error()> launch;
+  std::vector<double> samples;
+  bool failed = false;
+};
+
+/// Times the contenders in rounds, one launch of each per round, so that the GPU's clocks and temperature, which
+/// drift over a tuning (a hot GPU runs a long matmul several percent slower than a cool one), weigh on every
+/// config alike rather than favouring the first: a first launch each (an error drops the config, with the
+/// reason in `failures`), warm-up rounds for about warmupMs per config, then timed rounds for about measureMs
+/// per config (at least minRepetitions). Each contender's median is its time.
+void timeInRounds(const runtime::Device &device, const TrialMemory &memory, runtime::DeviceBuffer *flush,
+                  const AutotuneOptions &tuning, const runtime::Stream *stream, std::vector<Contender> &contenders,
+                  std::vector<std::pair<size_t, std::string>> &failures) {
+  double total = 0;
+  std::vector<Contender> running;
+  for (Contender &contender : contenders) {
+    auto first = timeOnce(device, memory, flush, contender.launch, stream);
+    if (!first) {
+      failures.emplace_back(contender.index, first.error().message());
+      continue;
+    }
+    total += *first;
+    running.push_back(std::move(contender));
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  contenders = std::move(running);
+  if (contenders.empty())
+    return;
+  double estimate = std::max(total / double(contenders.size()), 1e-3);
+  unsigned warmups = unsigned(std::clamp(tuning.warmupMs / estimate, 0.0, 1000.0));
+  unsigned rounds = unsigned(std::clamp(tuning.measureMs / estimate, double(std::max(1u, tuning.minRepetitions)),
+                                        std::max(1000.0, double(tuning.minRepetitions))));
+  auto fail = [&](Contender &contender, const std::string &message) {
+    contender.failed = true;
+    failures.emplace_back(contender.index, message);
+  };
+  for (unsigned round = 0; round < warmups; ++round)
+    for (Contender &contender : contenders)
+      if (!contender.failed)
+        if (runtime::Error e = contender.launch())
+          fail(contender, e.message());
+  for (unsigned round = 0; round < rounds; ++round)
+    for (Contender &contender : contenders) {
+      if (contender.failed)
+        continue;
+      auto ms = timeOnce(device, memory, flush, contender.launch, stream);
+      if (ms)
+        contender.samples.push_back(*ms);
+      else
+        fail(contender, ms.error().message());
+    }
 }
 
 /// Erases from the memory cache the entries tuning added, but `keep`.
@@ -648,6 +680,7 @@ runtime::Error autotunedLaunch(TunerState &tuner, const std::string &name, const
   auto memory = TrialMemory::prepare(device, name, params, tuning, args, count);
   if (!memory)
     return memory.error();
+  std::vector<Contender> contenders;
   for (size_t i = 0; i < n; ++i) {
     if (!active(i))
       continue;
@@ -658,13 +691,20 @@ runtime::Error autotunedLaunch(TunerState &tuner, const std::string &name, const
       if (!findCompiled(state, key))
         added.push_back(key);
     }
-    auto ms = timeConfig(device, *memory, flush ? &*flush : nullptr, tuning, [&] {
-      return launch(name, params, state, describe, grid(configs[i]), configOptions, filled[i].data(), count);
-    }, configOptions);
-    if (ms)
-      record.trials[i].milliseconds = *ms;
-    else
-      skip(i, "failed at launch: " + ms.error().message());
+    contenders.push_back({i, [&, i, configOptions] {
+                            return launch(name, params, state, describe, grid(configs[i]), configOptions,
+                                          filled[i].data(), count);
+                          }, {}});
+  }
+  std::vector<std::pair<size_t, std::string>> failures;
+  timeInRounds(device, *memory, flush ? &*flush : nullptr, tuning, options.stream, contenders, failures);
+  for (const auto &[index, message] : failures)
+    skip(index, "failed at launch: " + message);
+  for (Contender &contender : contenders) {
+    if (contender.failed || contender.samples.empty())
+      continue;
+    std::sort(contender.samples.begin(), contender.samples.end());
+    record.trials[contender.index].milliseconds = contender.samples[contender.samples.size() / 2];
   }
   record.timingMs = since(timingStart);
   if (runtime::Error e = memory->reset()) // the launch itself sees the buffers as they were given

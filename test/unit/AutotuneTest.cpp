@@ -342,6 +342,24 @@ TEST(Autotune, BuffersAreResetAndRestoredBetweenTrials) {
   }
 }
 
+TEST(Autotune, AConfigThatFailsToLaunchIsSkippedWithTheReason) {
+  TemporaryCache cache("launch-failure");
+  auto tuned = autotune(examples::vectorAdd(), blockConfigs(), TuningKey{{3}}, quick());
+  VectorAddRun run(1000);
+  auto grid = [&](const TuningConfig &config) { // no programs at all for BLOCK = 128: not launchable
+    return Grid{config.get(0) == 128 ? 0u : unsigned((1000 + config.get(0) - 1) / config.get(0))};
+  };
+  ASSERT_FALSE(tuned.launch(grid, LaunchOptions{.device = &interpreter()}, run.x, run.y, run.out, 1000, fromConfig));
+  run.expectSum();
+  Tuning tuning = tuned.tunings().at(0);
+  EXPECT_EQ(tuning.trials[1].milliseconds, -1);
+  EXPECT_THAT(tuning.trials[1].skipped, HasSubstr("failed at launch: "));
+  EXPECT_THAT(tuning.trials[1].skipped, HasSubstr("is not launchable"));
+  EXPECT_GE(tuning.trials[0].milliseconds, 0);
+  EXPECT_GE(tuning.trials[2].milliseconds, 0);
+  EXPECT_NE(tuning.chosen, 1u);
+}
+
 TEST(Autotune, WrongLaunchesAreErrors) {
   TemporaryCache cache("errors");
   VectorAddRun run(100);
