@@ -457,6 +457,9 @@ void benchAutotune() {
       auto kernel = examples::matmulDescriptors<T>(); // a fresh kernel: nothing compiled in memory or on disk
       AutotuneOptions options;
       options.compileThreads = threads;
+      // BRICK_BENCH_AUTOTUNE_MS=<warm-up>,<measure>: the trial lengths (default: AutotuneOptions', as Triton's).
+      if (const char *ms = std::getenv("BRICK_BENCH_AUTOTUNE_MS"); ms && *ms)
+        std::sscanf(ms, "%lf,%lf", &options.warmupMs, &options.measureMs);
       auto tuned = autotune(kernel, configs, TuningKey{{3, 4, 5}}, options);
       auto grid = [&](const TuningConfig &c) {
         return Grid{unsigned(((m + c.get(0) - 1) / c.get(0)) * ((n + c.get(1) - 1) / c.get(1)))};
