@@ -30,6 +30,19 @@ Value threadZero(OpBuilder &b, Location loc, Value pred = Value(), Operation *op
   return pred ? LLVM::AndOp::create(b, loc, acts, pred).getResult() : acts;
 }
 
+/// Calls `copy(boxShared, boxColumn)` once per TMA box of a 2-D TMA-layout buffer at `shared` whose first column
+/// in the tensor is `column`: box c holds columns [c * boxInner, (c + 1) * boxInner) of every row, whole, after
+/// box c - 1 (the columns of #nvmma_shared), as runtime::tmaBlockLayout lays them out.
+void forEachTmaBox(OpBuilder &b, Location loc, brickgpu::MemDescType buffer, Value shared, Value column,
+                   llvm::function_ref<void(Value boxShared, Value boxColumn)> copy) {
+  ArrayRef<int64_t> shape = buffer.getShape();
+  unsigned bytes = std::max(1u, buffer.getElementType().getIntOrFloatBitWidth() / 8);
+  ::brick::runtime::TmaBlockLayout tma = ::brick::runtime::tmaBlockLayout(shape[1], bytes);
+  for (int64_t box = 0; box * tma.boxInner < shape[1]; ++box)
+    copy(LLVM::AddOp::create(b, loc, shared, i32Constant(b, loc, box * shape[0] * tma.boxInner * bytes)),
+         LLVM::AddOp::create(b, loc, column, i32Constant(b, loc, box * tma.boxInner)));
+}
+
 struct InitBarrierLowering : ConvertOpToLLVMPattern<brickgpu::InitBarrierOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(brickgpu::InitBarrierOp op, OpAdaptor adaptor, ConversionPatternRewriter &b) const override {
@@ -104,25 +117,17 @@ struct AsyncTMACopyLowering : ConvertOpToLLVMPattern<brickgpu::AsyncTMACopyGloba
   LogicalResult matchAndRewrite(brickgpu::AsyncTMACopyGlobalToLocalOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
-    brickgpu::MemDescType buffer = op.getDst().getType();
-    ArrayRef<int64_t> shape = buffer.getShape();
-    unsigned bytes = std::max(1u, buffer.getElementType().getIntOrFloatBitWidth() / 8);
-    ::brick::runtime::TmaBlockLayout tma = ::brick::runtime::tmaBlockLayout(shape[1], bytes);
     Value destination = sharedAddress(b, loc, adaptor.getDst());
     Value barrier = sharedAddress(b, loc, adaptor.getBarrier());
     Value issue = threadZero(b, loc, adaptor.getPred(), op);
-    Value row = adaptor.getIndices()[0], column = adaptor.getIndices()[1];
-    // One box per swizzle span of the rows: box c holds columns [c * boxInner, (c + 1) * boxInner) of every row,
-    // whole, after box c - 1 (the columns of #nvmma_shared).
-    for (int64_t box = 0; box * tma.boxInner < shape[1]; ++box) {
-      Value boxColumn = LLVM::AddOp::create(b, loc, column, i32Constant(b, loc, box * tma.boxInner));
-      Value boxDestination =
-          LLVM::AddOp::create(b, loc, destination, i32Constant(b, loc, box * shape[0] * tma.boxInner * bytes));
-      inlineAsm(b, loc, {}, {boxDestination, adaptor.getMap(), boxColumn, row, barrier, issue},
-                "@$5 cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-                "[$0], [$1, {$2, $3}], [$4];",
-                "r,l,r,r,r,b", /*sideEffects=*/true);
-    }
+    Value row = adaptor.getIndices()[0];
+    forEachTmaBox(b, loc, op.getDst().getType(), destination, adaptor.getIndices()[1],
+                  [&](Value boxDestination, Value boxColumn) {
+                    inlineAsm(b, loc, {}, {boxDestination, adaptor.getMap(), boxColumn, row, barrier, issue},
+                              "@$5 cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+                              "[$0], [$1, {$2, $3}], [$4];",
+                              "r,l,r,r,r,b", /*sideEffects=*/true);
+                  });
     b.eraseOp(op);
     return success();
   }
@@ -132,22 +137,17 @@ struct AsyncTMAStoreLowering : ConvertOpToLLVMPattern<brickgpu::AsyncTMACopyLoca
   LogicalResult matchAndRewrite(brickgpu::AsyncTMACopyLocalToGlobalOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
-    brickgpu::MemDescType buffer = op.getSrc().getType();
-    ArrayRef<int64_t> shape = buffer.getShape();
-    unsigned bytes = std::max(1u, buffer.getElementType().getIntOrFloatBitWidth() / 8);
-    ::brick::runtime::TmaBlockLayout tma = ::brick::runtime::tmaBlockLayout(shape[1], bytes);
     Value source = sharedAddress(b, loc, adaptor.getSrc());
     Value issue = threadZero(b, loc, Value(), op);
-    Value row = adaptor.getIndices()[0], column = adaptor.getIndices()[1];
+    Value row = adaptor.getIndices()[0];
     // One box per swizzle span of the rows, as the loads; then one bulk group, and the wait until it has read
     // the buffer (the writes to global memory complete on their own).
-    for (int64_t box = 0; box * tma.boxInner < shape[1]; ++box) {
-      Value boxColumn = LLVM::AddOp::create(b, loc, column, i32Constant(b, loc, box * tma.boxInner));
-      Value boxSource = LLVM::AddOp::create(b, loc, source, i32Constant(b, loc, box * shape[0] * tma.boxInner * bytes));
-      inlineAsm(b, loc, {}, {adaptor.getMap(), boxColumn, row, boxSource, issue},
-                "@$4 cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [$0, {$1, $2}], [$3];", "l,r,r,r,b",
-                /*sideEffects=*/true);
-    }
+    forEachTmaBox(b, loc, op.getSrc().getType(), source, adaptor.getIndices()[1],
+                  [&](Value boxSource, Value boxColumn) {
+                    inlineAsm(b, loc, {}, {adaptor.getMap(), boxColumn, row, boxSource, issue},
+                              "@$4 cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [$0, {$1, $2}], [$3];",
+                              "l,r,r,r,b", /*sideEffects=*/true);
+                  });
     inlineAsm(b, loc, {}, {issue}, "@$0 cp.async.bulk.commit_group;\n\t@$0 cp.async.bulk.wait_group.read 0;", "b",
               /*sideEffects=*/true);
     b.eraseOp(op);
