@@ -8,6 +8,7 @@
 
 #include "brick/JIT/Autotune.h"
 #include "matmul.h"
+#include "TemporaryCache.h"
 #include "vector_add.h"
 
 #include <gmock/gmock.h>
@@ -29,26 +30,6 @@ const runtime::Device &interpreter() {
   static runtime::Device device = runtime::Device::interpreter();
   return device;
 }
-
-/// A fresh, empty cache directory for the test, set as $BRICK_CACHE_DIR.
-struct TemporaryCache {
-  std::string path;
-  explicit TemporaryCache(const std::string &name) : path(::testing::TempDir() + "/brick-autotune-" + name) {
-    fs::remove_all(path);
-    setenv("BRICK_CACHE_DIR", path.c_str(), 1);
-  }
-  ~TemporaryCache() {
-    unsetenv("BRICK_CACHE_DIR");
-    fs::remove_all(path);
-  }
-  std::vector<fs::path> entries() const {
-    std::vector<fs::path> files;
-    if (fs::exists(path + "/autotune"))
-      for (auto &entry : fs::directory_iterator(path + "/autotune"))
-        files.push_back(entry.path());
-    return files;
-  }
-};
 
 /// Host-timed trials kept short: the tests check what is chosen and why, not how fast.
 AutotuneOptions quick() {
@@ -110,7 +91,7 @@ TEST(Autotune, TimesEveryConfigAndLaunchesTheFastest) {
   std::vector<std::string> log = tuned.kernel().specializations();
   EXPECT_THAT(log.back(), HasSubstr("autotune key [1000]: tuned 3 configs"));
   EXPECT_EQ(tuned.kernel().jitState().compiled.size(), 1u);
-  EXPECT_EQ(cache.entries().size(), 1u);
+  EXPECT_EQ(cache.entries("autotune").size(), 1u);
 }
 
 TEST(Autotune, AKeySeenBeforeIsNotTunedAgain) {
@@ -197,8 +178,8 @@ TEST(Autotune, DamagedEntriesAreTunedAgain) {
     VectorAddRun run(1000);
     ASSERT_FALSE(run.launch(tuned));
   }
-  ASSERT_EQ(cache.entries().size(), 1u);
-  fs::path entry = cache.entries()[0];
+  ASSERT_EQ(cache.entries("autotune").size(), 1u);
+  fs::path entry = cache.entries("autotune")[0];
   std::string text;
   {
     std::ifstream in(entry);
@@ -233,7 +214,7 @@ TEST(Autotune, NotPersistedWhenAskedNotTo) {
   auto tuned = autotune(examples::vectorAdd(), blockConfigs(), TuningKey{{3}}, options);
   VectorAddRun run(1000);
   ASSERT_FALSE(run.launch(tuned));
-  EXPECT_TRUE(cache.entries().empty());
+  EXPECT_TRUE(cache.entries("autotune").empty());
 }
 
 TEST(Autotune, ConfigsOverTheSharedMemoryLimitAreSkippedBeforeTiming) {
@@ -403,7 +384,7 @@ TEST(Autotune, NoConfigThatRunsIsAnErrorWithEveryReason) {
   EXPECT_THAT(error.message(), HasSubstr("no config could run for key [100]"));
   EXPECT_THAT(error.message(), HasSubstr("#0 [64] warps=64 stages=1: numWarps must be a power of two"));
   EXPECT_THAT(error.message(), HasSubstr("#1 [64] warps=1 stages=9: numStages must be from 1 to 8"));
-  EXPECT_TRUE(cache.entries().empty());
+  EXPECT_TRUE(cache.entries("autotune").empty());
 }
 
 } // namespace

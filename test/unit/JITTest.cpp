@@ -2,6 +2,7 @@
 
 #include "brick/JIT/JIT.h"
 #include "softmax.h"
+#include "TemporaryCache.h"
 #include "vector_add.h"
 
 #include <gmock/gmock.h>
@@ -17,26 +18,6 @@ using ::testing::StartsWith;
 namespace fs = std::filesystem;
 
 namespace {
-
-/// A fresh, empty cache directory for the test, set as $BRICK_CACHE_DIR.
-struct TemporaryCache {
-  std::string path;
-  explicit TemporaryCache(const std::string &name) : path(::testing::TempDir() + "/brick-jit-" + name) {
-    fs::remove_all(path);
-    setenv("BRICK_CACHE_DIR", path.c_str(), 1);
-  }
-  ~TemporaryCache() {
-    unsetenv("BRICK_CACHE_DIR");
-    fs::remove_all(path);
-  }
-  std::vector<fs::path> entries() const {
-    std::vector<fs::path> files;
-    if (fs::exists(path))
-      for (auto &entry : fs::directory_iterator(path))
-        files.push_back(entry.path());
-    return files;
-  }
-};
 
 template <class K> detail::JitKernel jitKernel(const K &kernel) {
   return detail::JitKernel{kernel.name(), kernel.params(),
