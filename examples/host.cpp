@@ -75,4 +75,21 @@ double relativeError(const std::vector<double> &out, const std::vector<double> &
 }
 
 } // namespace host
+brick::AutotuneOptions exampleTuning(bool interpreter,
+                                     std::function<bool(const brick::TuningConfig &, const std::vector<int64_t> &)> suits) {
+  brick::AutotuneOptions options;
+  if (interpreter)
+    options.warmupMs = 0, options.measureMs = 0, options.minRepetitions = 1;
+  else
+    options.warmupMs = 10, options.measureMs = 40;
+  options.prune = [interpreter, suits](const std::vector<brick::TuningConfig> &all, const std::vector<int64_t> &key) {
+    std::vector<brick::TuningConfig> kept;
+    for (const brick::TuningConfig &config : all)
+      if (suits(config, key) && (!interpreter || kept.size() < 2))
+        kept.push_back(config);
+    return kept;
+  };
+  return options;
+}
+
 } // namespace examples

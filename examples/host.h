@@ -8,6 +8,7 @@
 #ifndef BRICK_EXAMPLES_HOST_H
 #define BRICK_EXAMPLES_HOST_H
 
+#include "brick/JIT/Autotune.h"
 #include "brick/JIT/JIT.h"
 #include "brick/Support/HalfFloat.h"
 #include "matmul.h"
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <random>
 #include <string>
@@ -54,6 +56,13 @@ struct MatmulProblem {
 template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &device, const MatmulProblem &problem);
 /// `tokens` tokens, each routed to 2 of 8 experts.
 Check runMoe(const brick::runtime::Device &device, int tokens);
+
+/// How the example programs autotune: short trials on a GPU (the examples run as tests too; the default is
+/// 25 + 100 ms), as few host-timed launches as possible on the interpreter, and a prune that keeps the candidates
+/// `suits(config, key)` accepts (on the interpreter only the first two: its times say little about a GPU's; the
+/// tests check the choice machinery on their own).
+brick::AutotuneOptions exampleTuning(bool interpreter,
+                                     std::function<bool(const brick::TuningConfig &, const std::vector<int64_t> &)> suits);
 
 /// Runs the example called `name` at the shapes its program uses (a few, small enough for the interpreter).
 std::vector<Check> runExample(const std::string &name, const brick::runtime::Device &device);

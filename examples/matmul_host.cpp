@@ -3,7 +3,6 @@
 #include "host.h"
 #include "matmul.h"
 
-#include "brick/JIT/Autotune.h"
 
 #include <array>
 #include <map>
@@ -63,9 +62,8 @@ brick::TuningConfig tuningConfig(const MatmulConfig &config) {
           config.warpSpecialize};
 }
 
-/// `kernel` launched through the autotuner over matmulCandidates, keyed by M, N and K: one tuner per kernel,
-/// device kind and target. On the interpreter only the first two candidates that suit the shape are tried (the
-/// interpreter's times say little about a GPU's; the tests check the choice machinery on their own).
+/// `kernel` launched through the autotuner over matmulCandidates (those that suit the shape), keyed by M, N and K:
+/// one tuner per kernel, device kind and target.
 template <class K>
 auto &autotunedMatmul(const K &kernel, const brick::runtime::Device &device, int elementBytes, unsigned capability) {
   using Tuned = decltype(brick::autotune(kernel, {}, {}));
@@ -77,19 +75,10 @@ auto &autotunedMatmul(const K &kernel, const brick::runtime::Device &device, int
     std::vector<brick::TuningConfig> configs;
     for (const MatmulConfig &config : matmulCandidates(elementBytes, capability))
       configs.push_back(tuningConfig(config));
-    brick::AutotuneOptions options;
-    bool interpreter = device.isInterpreter();
-    if (interpreter)
-      options.warmupMs = 0, options.measureMs = 0, options.minRepetitions = 1;
-    else // the examples run as tests too: shorter trials than the default 25 + 100 ms
-      options.warmupMs = 10, options.measureMs = 40;
-    options.prune = [interpreter](const std::vector<brick::TuningConfig> &all, const std::vector<int64_t> &key) {
-      std::vector<brick::TuningConfig> kept;
-      for (const brick::TuningConfig &config : all)
-        if (matmulCandidateFits(MatmulConfig{int(config.get(0))}, int(key[0])) && (!interpreter || kept.size() < 2))
-          kept.push_back(config);
-      return kept;
-    };
+    brick::AutotuneOptions options =
+        exampleTuning(device.isInterpreter(), [](const brick::TuningConfig &config, const std::vector<int64_t> &key) {
+          return matmulCandidateFits(MatmulConfig{int(config.get(0))}, int(key[0]));
+        });
     tuned = std::make_unique<Tuned>(brick::autotune(kernel, configs, brick::TuningKey{{3, 4, 5}}, options));
   }
   return *tuned;

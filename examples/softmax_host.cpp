@@ -3,7 +3,6 @@
 #include "host.h"
 #include "softmax.h"
 
-#include "brick/JIT/Autotune.h"
 
 #include <cmath>
 
@@ -11,27 +10,18 @@ namespace examples {
 
 namespace {
 /// softmax<T> launched through the autotuner over softmaxCandidates near the hand rule, keyed by the columns
-/// (one tuner per device kind; on the interpreter only the first two candidates are tried).
+/// (one tuner per device kind).
 template <brick::ElementTag T> auto &autotunedSoftmax(const brick::runtime::Device &device) {
   static auto kernel = softmax<T>();
   auto make = [](bool interpreter) {
     std::vector<brick::TuningConfig> configs;
     for (const SoftmaxConfig &config : softmaxCandidates())
       configs.push_back({{config.rows}, config.warps, 1});
-    brick::AutotuneOptions options;
-    if (interpreter)
-      options.warmupMs = 0, options.measureMs = 0, options.minRepetitions = 1;
-    else // the examples run as tests too: shorter trials than the default 25 + 100 ms
-      options.warmupMs = 10, options.measureMs = 40;
-    options.prune = [interpreter](const std::vector<brick::TuningConfig> &all, const std::vector<int64_t> &key) {
-      std::vector<brick::TuningConfig> kept;
-      for (const brick::TuningConfig &config : all)
-        if (softmaxCandidateNear({0, int(config.get(0)), config.numWarps}, int(key[0]),
-                                 int(sizeof(typename host::Memory<T>::Stored))) &&
-            (!interpreter || kept.size() < 2))
-          kept.push_back(config);
-      return kept;
-    };
+    brick::AutotuneOptions options =
+        exampleTuning(interpreter, [](const brick::TuningConfig &config, const std::vector<int64_t> &key) {
+          return softmaxCandidateNear({0, int(config.get(0)), config.numWarps}, int(key[0]),
+                                      int(sizeof(typename host::Memory<T>::Stored)));
+        });
     return brick::autotune(kernel, configs, brick::TuningKey{{5}}, options);
   };
   static auto onGpu = make(false), onInterpreter = make(true);
