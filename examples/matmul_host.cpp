@@ -3,7 +3,6 @@
 #include "host.h"
 #include "matmul.h"
 
-
 #include <array>
 #include <map>
 

@@ -3,7 +3,6 @@
 #include "host.h"
 #include "softmax.h"
 
-
 #include <cmath>
 
 namespace examples {
