@@ -451,7 +451,7 @@ void benchAutotune() {
     MatmulShape<T> problem(m, n, k, Precision::TF32, 0);
     problem.descriptors = true;
     std::string key = std::string("autotune_matmul_") + type + "_4096x4096x4096";
-    size_t chosenIndex = 0;
+    size_t chosenIndex[2] = {0, 0}; // parallel, serial: two tunings of the same configs
     for (unsigned threads : {0u, 1u}) {
       std::filesystem::remove_all(cache);
       auto kernel = examples::matmulDescriptors<T>(); // a fresh kernel: nothing compiled in memory or on disk
@@ -460,6 +460,9 @@ void benchAutotune() {
       // BRICK_BENCH_AUTOTUNE_MS=<warm-up>,<measure>: the trial lengths (default: AutotuneOptions', as Triton's).
       if (const char *ms = std::getenv("BRICK_BENCH_AUTOTUNE_MS"); ms && *ms)
         std::sscanf(ms, "%lf,%lf", &options.warmupMs, &options.measureMs);
+      // BRICK_BENCH_AUTOTUNE_FINAL=<finalists>,<margin>,<cool-down ms> (default: AutotuneOptions').
+      if (const char *final = std::getenv("BRICK_BENCH_AUTOTUNE_FINAL"); final && *final)
+        std::sscanf(final, "%u,%lf,%lf", &options.finalists, &options.finalMargin, &options.coolDownMs);
       auto tuned = autotune(kernel, configs, TuningKey{{3, 4, 5}}, options);
       auto grid = [&](const TuningConfig &c) {
         return Grid{unsigned(((m + c.get(0) - 1) / c.get(0)) * ((n + c.get(1) - 1) / c.get(1)))};
@@ -478,33 +481,35 @@ void benchAutotune() {
                   "  \"%s_%s_threads\": %u",
                   key.c_str(), how, wall, key.c_str(), how, tuning.compileMs, key.c_str(), how, tuning.timingMs,
                   key.c_str(), how, tuning.compileThreads);
-      if (threads == 0) {
-        chosenIndex = tuning.chosen;
+      chosenIndex[threads] = tuning.chosen;
+      {
         std::string report;
         for (char c : tuned.tuningReport())
           report += c == '"' || c == '\\' ? std::string("\\") + c : c == '\n' ? std::string("\\n") : std::string(1, c);
-        std::printf(",\n  \"%s_report\": \"%s\"", key.c_str(), report.c_str());
+        std::printf(",\n  \"%s_%s_report\": \"%s\"", key.c_str(), how, report.c_str());
       }
     }
     std::vector<std::vector<double>> passes(matmulConfigs.size()); // three passes, as for softmax
     for (int pass = 0; pass < 3; ++pass)
       for (size_t i = 0; i < matmulConfigs.size(); ++i)
         passes[i].push_back(problem.measure(matmulConfigs[i]).first);
-    double best = 0, chosen = 0;
+    double best = 0;
+    std::vector<double> tflops(matmulConfigs.size());
     size_t bestIndex = 0;
     for (size_t i = 0; i < matmulConfigs.size(); ++i) {
       std::sort(passes[i].begin(), passes[i].end());
-      double tflops = passes[i][1];
-      std::printf(",\n  \"%s_cfg%zu_TFLOPs\": %.1f", key.c_str(), i, tflops);
-      if (tflops > best)
-        best = tflops, bestIndex = i;
-      if (i == chosenIndex)
-        chosen = tflops;
+      tflops[i] = passes[i][1];
+      std::printf(",\n  \"%s_cfg%zu_TFLOPs\": %.1f", key.c_str(), i, tflops[i]);
+      if (tflops[i] > best)
+        best = tflops[i], bestIndex = i;
     }
-    std::printf(",\n  \"%s_chosen\": \"%s\",\n  \"%s_best\": \"%s\",\n  \"%s_chosen_TFLOPs\": %.1f,\n"
-                "  \"%s_best_TFLOPs\": %.1f",
-                key.c_str(), configs[chosenIndex].str().c_str(), key.c_str(), configs[bestIndex].str().c_str(),
-                key.c_str(), chosen, key.c_str(), best);
+    std::printf(",\n  \"%s_best\": \"%s\",\n  \"%s_best_TFLOPs\": %.1f", key.c_str(),
+                configs[bestIndex].str().c_str(), key.c_str(), best);
+    for (const char *how : {"parallel", "serial"}) {
+      size_t chosen = chosenIndex[std::string(how) == "serial"];
+      std::printf(",\n  \"%s_%s_chosen\": \"%s\",\n  \"%s_%s_chosen_TFLOPs\": %.1f", key.c_str(), how,
+                  configs[chosen].str().c_str(), key.c_str(), how, tflops[chosen]);
+    }
   };
   run(brick::f16{}, "fp16");
   run(brick::bf16{}, "bf16");

@@ -120,15 +120,18 @@ def autotune(binary):
                   f" {brick[k + '_chosen_GBps'] / brick[k + '_best_GBps']:.3f} of the best (tuning {brick[k + '_tuning_ms']:.0f} ms)")
     for name in ("fp16", "bf16"):
         k = f"autotune_matmul_{name}_4096x4096x4096"
-        print(f"matmul {name} 4096^3 chose {brick[k + '_chosen']:28s} {brick[k + '_chosen_TFLOPs']:6.1f} TFLOP/s;"
-              f" best of the 8 {brick[k + '_best']:28s} {brick[k + '_best_TFLOPs']:6.1f}:"
-              f" {brick[k + '_chosen_TFLOPs'] / brick[k + '_best_TFLOPs']:.3f} of the best")
+        for how in ("parallel", "serial"):
+            print(f"matmul {name} 4096^3 ({how} tuning) chose {brick[k + f'_{how}_chosen']:28s}"
+                  f" {brick[k + f'_{how}_chosen_TFLOPs']:6.1f} TFLOP/s; best of the 8 {brick[k + '_best']:28s}"
+                  f" {brick[k + '_best_TFLOPs']:6.1f}:"
+                  f" {brick[k + f'_{how}_chosen_TFLOPs'] / brick[k + '_best_TFLOPs']:.3f} of the best")
         print(f"  tuning 8 configs, first launch wall time: parallel {brick[k + '_parallel_wall_ms']:.0f} ms (compile"
               f" {brick[k + '_parallel_compile_ms']:.0f} ms on {brick[k + '_parallel_threads']} threads, timing"
               f" {brick[k + '_parallel_timing_ms']:.0f} ms); serial {brick[k + '_serial_wall_ms']:.0f} ms (compile"
               f" {brick[k + '_serial_compile_ms']:.0f} ms); Triton {triton_s[name] * 1000:.0f} ms"
               f" (chose {triton_s[name + '_chosen']})")
-        print("  " + brick[k + "_report"].replace("\n", "\n  "))
+        for how in ("parallel", "serial"):
+            print("  " + brick[k + f"_{how}_report"].replace("\n", "\n  "))
     print(json.dumps({"brick": brick, "triton_autotune_s": triton_s}))
 
 

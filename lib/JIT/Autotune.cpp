@@ -75,6 +75,8 @@ std::string Tuning::str() const {
     std::snprintf(line, sizeof(line), "  #%-3zu %-44s ", i, trial.config.str().c_str());
     text += line;
     text += trial.milliseconds >= 0 ? milliseconds(trial.milliseconds) : "skipped: " + trial.skipped;
+    if (trial.finalMilliseconds >= 0)
+      text += ", finalist: " + milliseconds(trial.finalMilliseconds) + " after cool-downs";
     text += i == chosen ? "  <- chosen\n" : "\n";
   }
   if (!note.empty())
@@ -395,6 +397,7 @@ struct Contender {
   size_t index;
   std::function<runtime::Error()> launch;
   std::vector<double> samples;
+  std::vector<double> finalSamples; // burst medians, for a finalist
   bool failed = false;
 };
 
@@ -443,6 +446,57 @@ void timeInRounds(const runtime::Device &device, const TrialMemory &memory, runt
       else
         fail(contender, ms.error().message());
     }
+}
+
+/// Times the leading contenders again away from the power cap (see AutotuneOptions::finalists): in rounds, each
+/// finalist gets an idle GPU for coolDownMs, one untimed launch, then a burst of about a millisecond of timed
+/// launches whose median is one sample; the median of its samples is its final time. Returns the finalists.
+std::vector<Contender *> settleFinalists(const runtime::Device &device, const TrialMemory &memory,
+                                         runtime::DeviceBuffer *flush, const AutotuneOptions &tuning,
+                                         const runtime::Stream *stream, std::vector<Contender> &contenders,
+                                         std::vector<std::pair<size_t, std::string>> &failures) {
+  std::vector<Contender *> finalists;
+  for (Contender &contender : contenders)
+    if (!contender.failed && !contender.samples.empty())
+      finalists.push_back(&contender);
+  auto median = [](std::vector<double> samples) {
+    std::sort(samples.begin(), samples.end());
+    return samples[samples.size() / 2];
+  };
+  std::stable_sort(finalists.begin(), finalists.end(),
+                   [&](Contender *a, Contender *b) { return median(a->samples) < median(b->samples); });
+  if (finalists.empty())
+    return {};
+  double best = median(finalists.front()->samples);
+  std::erase_if(finalists, [&](Contender *c) { return median(c->samples) > best * (1 + tuning.finalMargin); });
+  if (finalists.size() > tuning.finalists)
+    finalists.resize(tuning.finalists);
+  if (finalists.size() < 2)
+    return {};
+  const unsigned rounds = 5;
+  unsigned burst = unsigned(std::clamp(1.0 / std::max(best, 1e-3), 3.0, 20.0));
+  for (unsigned round = 0; round < rounds; ++round)
+    for (size_t f = 0; f < finalists.size(); ++f) {
+      Contender &contender = *finalists[(f + round) % finalists.size()];
+      if (contender.failed)
+        continue;
+      if (!device.isInterpreter() && tuning.coolDownMs > 0)
+        std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(tuning.coolDownMs));
+      std::vector<double> times;
+      for (unsigned i = 0; i <= burst && !contender.failed; ++i) {
+        auto ms = timeOnce(device, memory, flush, contender.launch, stream);
+        if (!ms) {
+          contender.failed = true;
+          failures.emplace_back(contender.index, ms.error().message());
+        } else if (i > 0) { // the first launch after idling wakes the clocks up; it is not timed
+          times.push_back(*ms);
+        }
+      }
+      if (!contender.failed)
+        contender.finalSamples.push_back(median(times));
+    }
+  std::erase_if(finalists, [](Contender *c) { return c->failed; });
+  return finalists;
 }
 
 /// Erases from the memory cache the entries tuning added, but `keep`.
@@ -698,22 +752,37 @@ runtime::Error autotunedLaunch(TunerState &tuner, const std::string &name, const
   }
   std::vector<std::pair<size_t, std::string>> failures;
   timeInRounds(device, *memory, flush ? &*flush : nullptr, tuning, options.stream, contenders, failures);
+  std::vector<Contender *> finalists =
+      settleFinalists(device, *memory, flush ? &*flush : nullptr, tuning, options.stream, contenders, failures);
   for (const auto &[index, message] : failures)
     skip(index, "failed at launch: " + message);
+  auto median = [](std::vector<double> &samples) {
+    std::sort(samples.begin(), samples.end());
+    return samples[samples.size() / 2];
+  };
   for (Contender &contender : contenders) {
     if (contender.failed || contender.samples.empty())
       continue;
-    std::sort(contender.samples.begin(), contender.samples.end());
-    record.trials[contender.index].milliseconds = contender.samples[contender.samples.size() / 2];
+    record.trials[contender.index].milliseconds = median(contender.samples);
+    if (!contender.finalSamples.empty())
+      record.trials[contender.index].finalMilliseconds = median(contender.finalSamples);
   }
   record.timingMs = since(timingStart);
   if (runtime::Error e = memory->reset()) // the launch itself sees the buffers as they were given
     return e;
 
+  // The fastest finalist after cool-downs; without finalists, the fastest median.
   std::optional<size_t> best;
-  for (size_t i = 0; i < n; ++i)
-    if (record.trials[i].milliseconds >= 0 && (!best || record.trials[i].milliseconds < record.trials[*best].milliseconds))
-      best = i;
+  for (Contender *finalist : finalists) {
+    const TuningTrial &trial = record.trials[finalist->index];
+    if (!best || trial.finalMilliseconds < record.trials[*best].finalMilliseconds)
+      best = finalist->index;
+  }
+  if (!best)
+    for (size_t i = 0; i < n; ++i)
+      if (record.trials[i].milliseconds >= 0 &&
+          (!best || record.trials[i].milliseconds < record.trials[*best].milliseconds))
+        best = i;
   if (!best) {
     forgetTrials(state, added, {});
     std::string reasons;
@@ -731,6 +800,9 @@ runtime::Error autotunedLaunch(TunerState &tuner, const std::string &name, const
       body += "trial #" + std::to_string(i) + " " + configs[i].str() + ": " +
               (record.trials[i].milliseconds >= 0 ? milliseconds(record.trials[i].milliseconds)
                                                   : "skipped: " + record.trials[i].skipped) +
+              (record.trials[i].finalMilliseconds >= 0
+                   ? ", finalist: " + milliseconds(record.trials[i].finalMilliseconds) + " after cool-downs"
+                   : "") +
               "\n";
     writeEntry(entryPath, body);
     record.note += "stored at " + entryPath;

@@ -14,6 +14,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -37,6 +38,7 @@ AutotuneOptions quick() {
   options.warmupMs = 0;
   options.measureMs = 0;
   options.minRepetitions = 2;
+  options.finalists = 0; // the medians decide (FinalistsSettleNearTies tests the final bursts)
   return options;
 }
 
@@ -69,6 +71,42 @@ struct VectorAddRun {
       ASSERT_EQ(result[i], 1.5f * float(i)) << "element " << i;
   }
 };
+
+// The leading configs are timed again in bursts and the bursts decide: here every timed config is within the
+// margin, so the two fastest medians are the finalists; the others keep their medians alone.
+TEST(Autotune, FinalistsSettleNearTies) {
+  TemporaryCache cache("finalists");
+  AutotuneOptions options = quick();
+  options.finalists = 2;
+  options.finalMargin = 1e9;
+  auto tuned = autotune(examples::vectorAdd(), blockConfigs(), TuningKey{{3}}, options);
+  VectorAddRun run(1000);
+  ASSERT_FALSE(run.launch(tuned));
+  run.expectSum();
+
+  Tuning tuning = tuned.tunings().at(0);
+  std::vector<size_t> byMedian = {0, 1, 2};
+  std::sort(byMedian.begin(), byMedian.end(),
+            [&](size_t a, size_t b) { return tuning.trials[a].milliseconds < tuning.trials[b].milliseconds; });
+  const TuningTrial &first = tuning.trials[byMedian[0]], &second = tuning.trials[byMedian[1]];
+  EXPECT_GE(first.finalMilliseconds, 0);
+  EXPECT_GE(second.finalMilliseconds, 0);
+  EXPECT_EQ(tuning.trials[byMedian[2]].finalMilliseconds, -1);
+  EXPECT_EQ(tuning.chosen, first.finalMilliseconds <= second.finalMilliseconds ? byMedian[0] : byMedian[1]);
+  EXPECT_THAT(tuned.tuningReport(), HasSubstr("finalist: "));
+
+  // No margin: no config is within 0% of the best but the best itself, so there is no final and the medians decide.
+  TemporaryCache again("finalists-none");
+  options.finalMargin = 0;
+  options.persist = false;
+  auto strict = autotune(examples::vectorAdd(), blockConfigs(), TuningKey{{3}}, options);
+  ASSERT_FALSE(run.launch(strict));
+  Tuning alone = strict.tunings().at(0);
+  for (const TuningTrial &trial : alone.trials) {
+    EXPECT_EQ(trial.finalMilliseconds, -1);
+    EXPECT_LE(alone.trials[alone.chosen].milliseconds, trial.milliseconds);
+  }
+}
 
 TEST(Autotune, TimesEveryConfigAndLaunchesTheFastest) {
   TemporaryCache cache("fastest");

@@ -86,6 +86,14 @@ struct AutotuneOptions {
   /// (at least minRepetitions), the median reported.
   double warmupMs = 25, measureMs = 100;
   unsigned minRepetitions = 5;
+  /// Near-ties are settled away from the power cap. Back-to-back tensor-core launches hold an H100 at its power
+  /// limit, where configs 15% apart in short bursts time within 1% of each other; so the leading configs (at most
+  /// `finalists`, each within finalMargin of the best median) are timed again, in short bursts that each follow
+  /// coolDownMs of idle GPU, and the median of their burst times decides. 0 or 1 finalists: the medians decide.
+  /// (The interpreter times the bursts without idling: the host has no power cap to recover from.)
+  unsigned finalists = 4;
+  double finalMargin = 0.05;
+  double coolDownMs = 20;
   /// On the interpreter: the GPU whose shared-memory limit configs are checked against ("" for none).
   std::string interpreterTarget = "sm_90a";
   /// Keep choices under $BRICK_CACHE_DIR/autotune/ and reuse them across processes.
@@ -95,7 +103,8 @@ struct AutotuneOptions {
 /// One config's fate in one tuning.
 struct TuningTrial {
   TuningConfig config;
-  double milliseconds = -1; // the median time; -1 when it was not timed
+  double milliseconds = -1;      // the median time of the timed rounds; -1 when it was not timed
+  double finalMilliseconds = -1; // a finalist's median burst time after cool-downs; -1 for the others
   std::string skipped;      // why it was not timed (empty when it was)
 };
 
