@@ -173,6 +173,8 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
     if (options.target.computeCapability == 90 && options.target.archSpecific)
       pm.addPass(mlir::createConvertNVVMToLLVMPass());
     pm.addPass(mlir::createReconcileUnrealizedCastsPass());
+    // Loops carry tiles as structs; LLVM compiles phis of scalars much faster (see the pass).
+    pm.addPass(mlir::brick::createBrickScalarizeAggregateBlockArguments());
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
   }

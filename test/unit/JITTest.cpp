@@ -177,7 +177,7 @@ TEST(JIT, DumpDirectoryHoldsEveryStage) {
   EXPECT_THAT(files, ::testing::Contains("00_input.mlir"));
   EXPECT_THAT(files, ::testing::Contains("05_convert-brick-to-brickgpu.mlir"));
   EXPECT_THAT(files, ::testing::Contains("09_brickgpu-pipeline.mlir"));
-  EXPECT_THAT(files, ::testing::Contains("23_ptx.ptx"));
+  EXPECT_THAT(files, ::testing::Contains("24_ptx.ptx"));
   fs::remove_all(dump);
 }
 

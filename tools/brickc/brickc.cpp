@@ -53,6 +53,9 @@ static cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' for stdou
 static cl::opt<bool> resourceUsage("resource-usage", cl::desc("Assemble with ptxas and report registers, spills "
                                                               "and shared memory (on stderr)"));
 
+static cl::opt<bool> timeStages("time-stages", cl::desc("Print how long each step took (the MLIR passes, LLVM IR, "
+                                                        "PTX, ptxas) on stderr"));
+
 static int fail(const Twine &message) {
   WithColor::error(errs(), "brickc") << message << "\n";
   return 1;
@@ -153,6 +156,8 @@ int main(int argc, char **argv) {
   auto artifacts = brick::compile(*module, options, *stage);
   if (!artifacts)
     return fail(toString(artifacts.takeError()));
+  if (timeStages)
+    errs() << artifacts->kernelName << " (" << target->name() << "): " << artifacts->timings.str() << "\n";
 
   std::string message;
   auto output = mlir::openOutputFile(outputFile, &message);

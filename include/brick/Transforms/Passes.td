@@ -188,4 +188,19 @@ def BrickGPUAllocateSharedMemory : Pass<"brickgpu-allocate-shared-memory", "::ml
   ];
 }
 
+def BrickScalarizeAggregateBlockArguments
+    : Pass<"brick-scalarize-aggregate-block-arguments", "::mlir::ModuleOp"> {
+  let summary = "Split LLVM struct block arguments (a loop's carried tiles) into one argument per member";
+  let description = [{
+    The conversion to LLVM carries a block of values as one `!llvm.struct`, so a loop that carries a tile
+    (a dot's accumulator: 128 floats per thread) becomes a phi of a 128-member struct. LLVM keeps such phis
+    whole, and its instruction selector copies every member of the struct for each `extractvalue` of it:
+    quadratic in the tile, a sixth of a matmul's compile time. Each struct argument of a non-entry block
+    (flat: no nested aggregates; every predecessor a branch that forwards its operands) becomes one argument
+    per member: predecessors pass the members (`llvm.extractvalue`), the block rebuilds the struct
+    (`llvm.insertvalue`), and canonicalization folds what the block then extracts.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // BRICK_TRANSFORMS_PASSES_TD

@@ -6,8 +6,32 @@
 
 namespace mlir::brick::lowering {
 
+/// The members a chain of insertvalues (what pack() builds) put into `structValue`, or nothing when the chain
+/// does not set every member. Reading them back directly spares each user of a block N extractvalues, which
+/// canonicalization would then fold one by one through the N-long chain: quadratic in the block, and most of
+/// the lowering's output for a tile-sized block.
+SmallVector<Value> packedMembers(Value structValue, size_t count) {
+  SmallVector<Value> members(count);
+  size_t found = 0;
+  Value current = structValue;
+  while (auto insert = current.getDefiningOp<LLVM::InsertValueOp>()) {
+    if (insert.getPosition().size() != 1)
+      return {};
+    Value &member = members[size_t(insert.getPosition()[0])];
+    if (!member) { // the last insert into a position wins
+      member = insert.getValue();
+      if (++found == count)
+        return members;
+    }
+    current = insert.getContainer();
+  }
+  return {};
+}
+
 SmallVector<Value> unpack(OpBuilder &builder, Location loc, Value structValue) {
   auto type = cast<LLVM::LLVMStructType>(structValue.getType());
+  if (SmallVector<Value> members = packedMembers(structValue, type.getBody().size()); !members.empty())
+    return members;
   SmallVector<Value> values;
   for (unsigned i = 0; i < type.getBody().size(); ++i)
     values.push_back(LLVM::ExtractValueOp::create(builder, loc, structValue, i));
