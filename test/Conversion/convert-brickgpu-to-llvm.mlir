@@ -95,6 +95,33 @@ module attributes {brickgpu.num_warps = 1 : i32, brickgpu.shared = 0 : i32} {
 
 // -----
 
+#v2 = #brickgpu.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#s1 = #brickgpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+module attributes {brickgpu.num_warps = 1 : i32, brickgpu.shared = 0 : i32} {
+  // f32 -> f16/bf16 two registers at a time (cvt.rn.f16x2.f32 takes the upper half first); a block of one
+  // register per thread, or a truncation with a rounding mode of its own, goes one register at a time.
+  // CHECK-LABEL: llvm.func @packed_truncation
+  // CHECK: %[[LO:.*]] = llvm.extractvalue %[[X:.*]][0] : !llvm.struct<(f32, f32)>
+  // CHECK: %[[HI:.*]] = llvm.extractvalue %[[X]][1] : !llvm.struct<(f32, f32)>
+  // CHECK: %[[PAIR:.*]] = llvm.call_intrinsic "llvm.nvvm.ff2f16x2.rn"(%[[HI]], %[[LO]]) : (f32, f32) -> vector<2xf16>
+  // CHECK: llvm.extractelement %[[PAIR]]
+  // CHECK: llvm.call_intrinsic "llvm.nvvm.ff2bf16x2.rn"
+  // CHECK-NOT: llvm.call_intrinsic
+  // CHECK: llvm.fptrunc {{.*}} : f32 to f16
+  // CHECK-NOT: llvm.call_intrinsic
+  // CHECK: llvm.return
+  func.func @packed_truncation(%x: tensor<64xf32, #v2>, %y: tensor<32xf32, #s1>)
+      -> (tensor<64xf16, #v2>, tensor<64xbf16, #v2>, tensor<32xf16, #s1>, tensor<64xf16, #v2>) {
+    %h = arith.truncf %x : tensor<64xf32, #v2> to tensor<64xf16, #v2>
+    %b = arith.truncf %x : tensor<64xf32, #v2> to tensor<64xbf16, #v2>
+    %o = arith.truncf %y : tensor<32xf32, #s1> to tensor<32xf16, #s1>
+    %z = arith.truncf %x toward_zero : tensor<64xf32, #v2> to tensor<64xf16, #v2>
+    return %h, %b, %o, %z : tensor<64xf16, #v2>, tensor<64xbf16, #v2>, tensor<32xf16, #s1>, tensor<64xf16, #v2>
+  }
+}
+
+// -----
+
 #v1 = #brickgpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
 module attributes {brickgpu.num_warps = 2 : i32, brickgpu.shared = 0 : i32} {
   // Atomics: one atom.global per element, with the ordering and scope asked for.

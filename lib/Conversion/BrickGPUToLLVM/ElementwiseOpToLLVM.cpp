@@ -38,6 +38,10 @@ struct ElementwiseOpLowering : ConversionPattern {
     for (Value operand : operands)
       perOperand.push_back(elementsOf(rewriter, loc, operand));
     unsigned registers = cast<LLVM::LLVMStructType>(structType).getBody().size();
+    if (SmallVector<Value> packed = packedTruncation(op, perOperand, registers, rewriter); !packed.empty()) {
+      rewriter.replaceOp(op, pack(rewriter, loc, structType, packed));
+      return success();
+    }
     SmallVector<Value> results;
     for (unsigned reg = 0; reg < registers; ++reg) {
       SmallVector<Value> scalars;
@@ -49,7 +53,38 @@ struct ElementwiseOpLowering : ConversionPattern {
     rewriter.replaceOp(op, pack(rewriter, loc, structType, results));
     return success();
   }
+
+  static SmallVector<Value> packedTruncation(Operation *op, ArrayRef<SmallVector<Value>> perOperand,
+                                             unsigned registers, ConversionPatternRewriter &rewriter);
 };
+
+/// f32 -> f16/bf16 truncation (round to nearest even) two registers at a time, with the packed conversion
+/// (cvt.rn.f16x2.f32 / cvt.rn.bf16x2.f32). LLVM's back end forms it too, but only when both halves meet in one
+/// block: after a loop, LLVM moves the truncations of a carried accumulator into the loop's exit blocks, and
+/// the epilogue then converted one register at a time.
+SmallVector<Value> ElementwiseOpLowering::packedTruncation(Operation *op, ArrayRef<SmallVector<Value>> perOperand,
+                                                         unsigned registers, ConversionPatternRewriter &rewriter) {
+  auto trunc = dyn_cast<arith::TruncFOp>(op);
+  if (!trunc || trunc.getRoundingmodeAttr() || registers % 2 != 0 || perOperand[0].size() != registers)
+    return {};
+  Type source = cast<RankedTensorType>(trunc.getIn().getType()).getElementType();
+  Type result = cast<RankedTensorType>(trunc.getType()).getElementType();
+  if (!source.isF32() || !(result.isF16() || result.isBF16()))
+    return {};
+  Location loc = op->getLoc();
+  auto pairType = VectorType::get({2}, result);
+  StringAttr intrinsic = rewriter.getStringAttr(result.isF16() ? "llvm.nvvm.ff2f16x2.rn" : "llvm.nvvm.ff2bf16x2.rn");
+  SmallVector<Value> halves;
+  for (unsigned reg = 0; reg < registers; reg += 2) {
+    // The instruction puts its first operand in the upper half: register reg + 1 goes first.
+    Value pair = LLVM::CallIntrinsicOp::create(rewriter, loc, pairType, intrinsic,
+                                               ValueRange{perOperand[0][reg + 1], perOperand[0][reg]})
+                     .getResult(0);
+    halves.push_back(LLVM::ExtractElementOp::create(rewriter, loc, pair, i32Constant(rewriter, loc, 0)));
+    halves.push_back(LLVM::ExtractElementOp::create(rewriter, loc, pair, i32Constant(rewriter, loc, 1)));
+  }
+  return halves;
+}
 
 /// brick.addptr: a GEP over the pointee type, per register.
 struct AddPtrLowering : ConvertOpToLLVMPattern<AddPtrOp> {
