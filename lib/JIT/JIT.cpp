@@ -165,7 +165,11 @@ runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &
       return runtime::Error("kernel '" + kernel.name + "': LaunchOptions::targetCapability " +
                             std::to_string(options.targetCapability) + " must be from 80 to the device's " +
                             std::to_string(device->computeCapability));
-    gpu = GpuTarget{options.targetCapability, false};
+    auto older = GpuTarget::parse("sm_" + std::to_string(options.targetCapability));
+    if (!older)
+      return runtime::Error("kernel '" + kernel.name + "': LaunchOptions::targetCapability: " +
+                            llvm::toString(older.takeError()));
+    gpu = *older;
   }
   mlir::DialectRegistry registry;
   registerPipelineDialects(registry);

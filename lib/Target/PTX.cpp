@@ -3,6 +3,7 @@
 #include "brick/Target/PTX.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
@@ -81,6 +82,13 @@ llvm::Expected<GpuTarget> GpuTarget::parse(llvm::StringRef name) {
   if (target.archSpecific && target.computeCapability < 90)
     return error("'" + name + "' has no architecture-specific variant; use sm_" +
                  std::to_string(target.computeCapability));
+  // What PTX ISA 8.0 (kPtxVersion) can name; a newer GPU would need a newer ISA, which the back end would
+  // otherwise refuse with an abort.
+  static constexpr unsigned kSupported[] = {80, 86, 87, 89, 90};
+  if (!llvm::is_contained(kSupported, target.computeCapability))
+    return error("unsupported GPU architecture '" + name +
+                 "': Brick emits PTX ISA 8.0, which covers sm_80, sm_86, sm_87, sm_89, sm_90 and sm_90a; newer GPUs "
+                 "are not supported yet");
   return target;
 }
 

@@ -181,6 +181,31 @@ TEST(JIT, DumpDirectoryHoldsEveryStage) {
   fs::remove_all(dump);
 }
 
+// Code for an older GPU than the device: only the architectures Brick's PTX can name, else an error (not the
+// back end's abort).
+TEST(JIT, TargetCapabilityMustBeAnArchitectureBrickEmits) {
+  TemporaryCache cache("target");
+  auto kernel = examples::vectorAdd();
+  Specialization spec =
+      detail::specializationFor(kernel.params(), {pointer(0), pointer(0), pointer(0), integer(4096), integer(1024)});
+  for (unsigned capability : {85u, 70u}) {
+    LaunchOptions options;
+    options.targetCapability = capability;
+    std::string why;
+    auto compiled = detail::compileSpecialization(jitKernel(kernel), spec, options, "sm_90a", &why);
+    ASSERT_FALSE(compiled.ok()) << capability;
+    EXPECT_THAT(compiled.error().message(), HasSubstr("targetCapability")) << capability;
+  }
+  LaunchOptions sm85;
+  sm85.targetCapability = 85;
+  std::string why;
+  EXPECT_THAT(detail::compileSpecialization(jitKernel(kernel), spec, sm85, "sm_90a", &why).error().message(),
+              HasSubstr("unsupported GPU architecture 'sm_85'"));
+  LaunchOptions sm80;
+  sm80.targetCapability = 80;
+  EXPECT_TRUE(detail::compileSpecialization(jitKernel(kernel), spec, sm80, "sm_90a", &why).ok()) << why;
+}
+
 TEST(JIT, KernelThatDoesNotBuildIsAnError) {
   TemporaryCache cache("bad");
   auto bad = kernel("bad", [](Ptr<f32> p, Const<int> N) { store(p + arange(0, N), 0.0); });

@@ -7,8 +7,17 @@
 
 #include "brick/Runtime/Bundle.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+
+/// Exit status 0 only if what was printed reached stdout (a full disk or a closed pipe is an error).
+static int flushed() {
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout))
+    return 0;
+  std::fprintf(stderr, "brick-bundle: error: cannot write the output: %s\n", std::strerror(errno));
+  return 1;
+}
 
 int main(int argc, char **argv) {
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0) {
@@ -22,12 +31,12 @@ int main(int argc, char **argv) {
   }
   if (argc > 2 && std::strcmp(argv[2], "--ptx") == 0) {
     std::fwrite(bundle->ptx.data(), 1, bundle->ptx.size(), stdout);
-    return 0;
+    return flushed();
   }
   std::printf("kernel %s\ntarget %s\nwarps %u\nshared memory %u bytes\nparameters", bundle->name.c_str(),
               bundle->target.c_str(), bundle->numWarps, bundle->sharedMemory);
   for (const auto &param : bundle->params)
     std::printf(" %s%s", param.kind == brick::runtime::BundleParam::Kind::Pointer ? "*" : "", param.dtype.c_str());
   std::printf("\nptx %zu bytes\ncubin %zu bytes\n", bundle->ptx.size(), bundle->cubin.size());
-  return 0;
+  return flushed();
 }

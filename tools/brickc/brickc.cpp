@@ -184,6 +184,13 @@ int main(int argc, char **argv) {
     break;
   }
   }
+  // A full disk or a closed pipe is an error here, not an abort when the stream closes.
+  output->os().flush();
+  if (output->os().has_error()) {
+    std::string reason = output->os().error().message();
+    output->os().clear_error();
+    return fail("cannot write '" + outputFile + "': " + reason);
+  }
   output->keep();
   return 0;
 }
