@@ -392,6 +392,12 @@ runtime::Expected<double> timeOnce(const runtime::Device &device, const TrialMem
   return double(*ms);
 }
 
+/// The middle sample (the upper one of an even count), as the reported time of a config.
+double median(std::vector<double> samples) {
+  std::sort(samples.begin(), samples.end());
+  return samples[samples.size() / 2];
+}
+
 /// One config under timing: how to launch it, and its samples.
 struct Contender {
   size_t index;
@@ -459,10 +465,6 @@ std::vector<Contender *> settleFinalists(const runtime::Device &device, const Tr
   for (Contender &contender : contenders)
     if (!contender.failed && !contender.samples.empty())
       finalists.push_back(&contender);
-  auto median = [](std::vector<double> samples) {
-    std::sort(samples.begin(), samples.end());
-    return samples[samples.size() / 2];
-  };
   std::stable_sort(finalists.begin(), finalists.end(),
                    [&](Contender *a, Contender *b) { return median(a->samples) < median(b->samples); });
   if (finalists.empty())
@@ -756,10 +758,6 @@ runtime::Error autotunedLaunch(TunerState &tuner, const std::string &name, const
       settleFinalists(device, *memory, flush ? &*flush : nullptr, tuning, options.stream, contenders, failures);
   for (const auto &[index, message] : failures)
     skip(index, "failed at launch: " + message);
-  auto median = [](std::vector<double> &samples) {
-    std::sort(samples.begin(), samples.end());
-    return samples[samples.size() / 2];
-  };
   for (Contender &contender : contenders) {
     if (contender.failed || contender.samples.empty())
       continue;
