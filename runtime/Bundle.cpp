@@ -17,7 +17,7 @@ namespace brick::runtime {
 
 namespace {
 constexpr std::string_view kMagic = "BRICKBUNDLE";
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2; // 2: the brick IR (AOT bundles, for the interpreter)
 
 void put32(std::string &out, uint32_t v) { out.append(reinterpret_cast<const char *>(&v), 4); }
 void put64(std::string &out, uint64_t v) { out.append(reinterpret_cast<const char *>(&v), 8); }
@@ -75,6 +75,7 @@ std::string KernelBundle::serialize() const {
   }
   putBytes(payload, ptx);
   putBytes(payload, std::string_view(cubin.data(), cubin.size()));
+  putBytes(payload, brickIR);
   std::string out(kMagic);
   put32(out, kFormatVersion);
   put64(out, payload.size());
@@ -120,6 +121,7 @@ Expected<KernelBundle> KernelBundle::deserialize(std::string_view bytes) {
   bundle.ptx = r.field();
   std::string_view cubin = r.field();
   bundle.cubin.assign(cubin.begin(), cubin.end());
+  bundle.brickIR = r.field();
   if (r.failed || !r.bytes.empty())
     return Error("kernel bundle corrupt: its fields do not add up to its payload");
   // A checksum proves the bytes are whole, not that a launch can use them: what no GPU Brick targets runs is

@@ -1,11 +1,13 @@
 //===- JIT.cpp - Specialize, compile (or find in the disk cache), load and launch ------===//
 
 #include "brick/JIT/JIT.h"
+#include "brick/JIT/Compile.h"
 
 #include "Internal.h"
 
 #include "brick/Compiler/Pipeline.h"
 #include "brick/Runtime/TensorMap.h"
+#include "brick/Runtime/Trace.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -51,28 +53,6 @@ int64_t powerOfTwoDivisor(int64_t value) {
   return divisor;
 }
 
-std::string describeArg(const Arg &arg) {
-  if (arg.isConstant()) {
-    const auto &value = arg.constant();
-    if (auto *b = std::get_if<bool>(&value))
-      return *b ? "true" : "false";
-    if (auto *i = std::get_if<int64_t>(&value))
-      return std::to_string(*i);
-    return std::to_string(std::get<double>(value));
-  }
-  if (arg.equalsOne())
-    return "=1";
-  if (!arg.blockShape().empty()) {
-    std::string blocks = "[";
-    for (size_t d = 0; d < arg.blockShape().size(); ++d)
-      blocks += (d ? "x" : "") + std::to_string(arg.blockShape()[d]);
-    blocks += "]";
-    for (int64_t divisor : arg.extentDivisibility())
-      blocks += divisor > 1 ? "%" + std::to_string(divisor) : "_";
-    return blocks;
-  }
-  return arg.divisibility() > 1 ? "%" + std::to_string(arg.divisibility()) : "_";
-}
 } // namespace
 
 Specialization specializationFor(const std::vector<ParamInfo> &params, const std::vector<LaunchArg> &args) {
@@ -114,11 +94,9 @@ Specialization specializationFor(const std::vector<ParamInfo> &params, const std
 
 std::string specializationKey(const JitKernel &kernel, const Specialization &spec, const LaunchOptions &options,
                               const std::string &target) {
-  std::string key = "(";
-  for (size_t i = 0; i < spec.size(); ++i)
-    key += (i ? ", " : "") + describeArg(spec[i]);
+  std::string key = describeSpecialization(spec);
   std::string code = options.targetCapability ? "sm_" + std::to_string(options.targetCapability) + " code for " : "";
-  return key + ") warps=" + std::to_string(options.numWarps) + " stages=" + std::to_string(options.numStages) +
+  return key + " warps=" + std::to_string(options.numWarps) + " stages=" + std::to_string(options.numStages) +
          (options.warpSpecialize ? " warp-specialized " : " ") + code + target;
 }
 
@@ -472,10 +450,17 @@ runtime::Error launch(const std::string &name, const std::vector<ParamInfo> &par
       Specialization spec = specializationFor(kernel.params, std::vector<LaunchArg>(args, args + count));
       auto start = std::chrono::steady_clock::now();
       std::string why;
-      auto bundle = compileSpecialization(kernel, spec, options, target, &why);
+      auto bundle = [&] {
+        runtime::trace::Range range(
+            [&] { return "brick compile " + name + specializationKey(kernel, spec, options, target); });
+        return compileSpecialization(kernel, spec, options, target, &why);
+      }();
       if (!bundle)
         return bundle.error();
-      auto module = runtime::LoadedKernel::load(**device, *bundle);
+      auto module = [&] {
+        runtime::trace::Range range([&] { return "brick load " + name; });
+        return runtime::LoadedKernel::load(**device, *bundle);
+      }();
       if (!module)
         return module.error();
       auto owned = std::make_shared<runtime::LoadedKernel>(std::move(*module));
@@ -489,6 +474,7 @@ runtime::Error launch(const std::string &name, const std::vector<ParamInfo> &par
   llvm::SmallVector<void *, 24> pointers;
   for (PackedArg &value : packed)
     pointers.push_back(value.bytes);
+  runtime::trace::Range range([&] { return "brick launch " + name; });
   return loaded->launch({grid.x, grid.y, grid.z}, options.stream, pointers.data());
 }
 

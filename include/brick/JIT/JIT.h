@@ -169,6 +169,10 @@ template <class P, class A> LaunchArg toLaunchArg(A &&arg) {
 
 } // namespace detail
 
+/// Lets launchers generated for AOT bundles (brick/Runtime/Launcher.h) run on the CPU interpreter in this
+/// program (they need the compiler's interpreter, which the runtime alone does not have).
+void enableBundleInterpreter();
+
 template <class F>
 template <class... A>
 runtime::Error Kernel<F>::launch(Grid grid, LaunchOptions options, A &&...args) const {

@@ -35,6 +35,9 @@ struct KernelBundle {
   std::vector<BundleParam> params;
   std::string ptx;
   std::vector<char> cubin; // empty: load the PTX (the driver compiles it)
+  /// The kernel's brick IR (AOT bundles carry it so that the CPU interpreter can run them; empty in the JIT's
+  /// disk cache).
+  std::string brickIR;
 
   /// The bytes of the bundle file.
   std::string serialize() const;
