@@ -224,8 +224,12 @@ TEST_P(Examples, MoeBf16) {
     EXPECT_PASSES(examples::runMoe(device(), tokens));
 }
 
-INSTANTIATE_TEST_SUITE_P(Gpu, Examples, ::testing::Values(Where::Gpu));
-INSTANTIATE_TEST_SUITE_P(Interpreter, Examples, ::testing::Values(Where::Interpreter));
+// Named by where they run: Gpu/Examples.VectorAdd/Gpu, Interpreter/Examples.VectorAdd/Interpreter.
+std::string whereName(const ::testing::TestParamInfo<Where> &info) {
+  return info.param == Where::Gpu ? "Gpu" : "Interpreter";
+}
+INSTANTIATE_TEST_SUITE_P(Gpu, Examples, ::testing::Values(Where::Gpu), whereName);
+INSTANTIATE_TEST_SUITE_P(Interpreter, Examples, ::testing::Values(Where::Interpreter), whereName);
 
 TEST(ExamplesOnGpu, SecondLaunchReusesTheCompiledKernel) {
   std::string why;

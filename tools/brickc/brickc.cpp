@@ -23,37 +23,40 @@
 
 using namespace llvm;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir file (brick dialect)>"), cl::init(""));
-static cl::opt<std::string> exampleName("example", cl::desc("Compile a built-in example instead of a file"),
+// --help lists these; LLVM's own options are behind --help-hidden.
+static cl::OptionCategory brickCategory("Brick options");
+
+static cl::opt<std::string> inputFile(cl::cat(brickCategory), cl::Positional, cl::desc("<input .mlir file (brick dialect)>"), cl::init(""));
+static cl::opt<std::string> exampleName(cl::cat(brickCategory), "example", cl::desc("Compile a built-in example instead of a file"),
                                         cl::value_desc("vector_add|softmax|matmul|moe"), cl::init(""));
-static cl::opt<bool> listExamples("list-examples", cl::desc("List the built-in examples"));
-static cl::list<int64_t> constants("constants", cl::CommaSeparated,
+static cl::opt<bool> listExamples(cl::cat(brickCategory), "list-examples", cl::desc("List the built-in examples"));
+static cl::list<int64_t> constants(cl::cat(brickCategory), "constants", cl::CommaSeparated,
                                    cl::desc("The example's Const parameters, in order, instead of its typical ones "
                                             "(--constants=128,256,64,8 for matmul's tiles)"));
-static cl::opt<std::string> emit("emit", cl::desc("Stage to stop at and print: brick, brickgpu, llvm-dialect, "
+static cl::opt<std::string> emit(cl::cat(brickCategory), "emit", cl::desc("Stage to stop at and print: brick, brickgpu, llvm-dialect, "
                                                   "llvm-ir, ptx, cubin, or bundle (an AOT kernel bundle the runtime "
                                                   "loads without the compiler)"),
                                  cl::init("ptx"));
-static cl::opt<std::string> arch("arch", cl::desc("GPU architecture: sm_80, sm_90 or sm_90a"), cl::init("sm_90a"));
-static cl::opt<unsigned> numWarps("num-warps", cl::desc("Warps per program (default: 4, or the example's)"),
+static cl::opt<std::string> arch(cl::cat(brickCategory), "arch", cl::desc("GPU architecture: sm_80, sm_86, sm_87, sm_89, sm_90 or sm_90a"), cl::init("sm_90a"));
+static cl::opt<unsigned> numWarps(cl::cat(brickCategory), "num-warps", cl::desc("Warps per program (default: 4, or the example's)"),
                                   cl::init(4));
-static cl::opt<unsigned> numStages("num-stages",
+static cl::opt<unsigned> numStages(cl::cat(brickCategory), "num-stages",
                                    cl::desc("Buffers per ring when prefetching a loop's dot operands (1: none; "
                                             "default: 3, or the example's)"),
                                    cl::init(3));
-static cl::opt<bool> warpSpecialize("warp-specialize",
+static cl::opt<bool> warpSpecialize(cl::cat(brickCategory), "warp-specialize",
                                     cl::desc("sm_90a: a producer warpgroup issues a TMA + wgmma K loop's copies while "
                                              "the num-warps consumer warps multiply (4 more warps run)"));
-static cl::opt<bool> noFastMath("no-fast-math", cl::desc("Precise exp/log/sin/cos/tanh (polynomials) instead of "
+static cl::opt<bool> noFastMath(cl::cat(brickCategory), "no-fast-math", cl::desc("Precise exp/log/sin/cos/tanh (polynomials) instead of "
                                                          "PTX's approximate instructions"));
-static cl::opt<std::string> dumpDir("dump-dir", cl::desc("Write the IR after every pass, the LLVM IR and the PTX "
+static cl::opt<std::string> dumpDir(cl::cat(brickCategory), "dump-dir", cl::desc("Write the IR after every pass, the LLVM IR and the PTX "
                                                          "into this folder, numbered in pipeline order"),
                                     cl::init(""));
-static cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' for stdout)"), cl::init("-"));
-static cl::opt<bool> resourceUsage("resource-usage", cl::desc("Assemble with ptxas and report registers, spills "
+static cl::opt<std::string> outputFile(cl::cat(brickCategory), "o", cl::desc("Output file ('-' for stdout)"), cl::init("-"));
+static cl::opt<bool> resourceUsage(cl::cat(brickCategory), "resource-usage", cl::desc("Assemble with ptxas and report registers, spills "
                                                               "and shared memory (on stderr)"));
 
-static cl::opt<bool> timeStages("time-stages", cl::desc("Print how long each step took (the MLIR passes, LLVM IR, "
+static cl::opt<bool> timeStages(cl::cat(brickCategory), "time-stages", cl::desc("Print how long each step took (the MLIR passes, LLVM IR, "
                                                         "PTX, ptxas) on stderr"));
 
 static int fail(const Twine &message) {
@@ -63,7 +66,17 @@ static int fail(const Twine &message) {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
-  cl::ParseCommandLineOptions(argc, argv, "brickc: compile a Brick kernel to any stage\n");
+  // LLVM's options stay usable and listed by --help-hidden (cl::HideUnrelatedOptions would drop them from it).
+  for (auto &[name, option] : cl::getRegisteredOptions())
+    if (!llvm::is_contained(option->Categories, &brickCategory) && name != "help" && name != "help-hidden" &&
+        name != "version" && option->getOptionHiddenFlag() == cl::NotHidden)
+      option->setHiddenFlag(cl::Hidden);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "brickc: compile a Brick kernel (a .mlir file or a built-in example) to any stage\n\n"
+                              "  brickc --example=softmax --emit=ptx --arch=sm_90a\n"
+                              "  brickc kernel.mlir --emit=brickgpu --num-warps=8 --dump-dir=stages\n\n"
+                              "LLVM's own options: --help-hidden. A program's own kernels: brick::tool::main "
+                              "(brick/Tool/Tool.h).\n");
 
   if (listExamples) {
     for (const examples::Example &example : examples::catalog())
