@@ -27,3 +27,10 @@ ptxas = os.environ.get("BRICK_PTXAS") or ("/usr/local/cuda/bin/ptxas" if os.acce
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+
+# NVTX ranges, seen through test/lib/NvtxLog.c (built when the build found NVTX3).
+nvtx_log = os.path.join(config.brick_obj_root, "lib", "libbrick-nvtx-log.so")
+if os.path.exists(nvtx_log):
+    config.available_features.add("nvtx")
+    config.substitutions.append(("%nvtx_log", nvtx_log))
+    config.substitutions.append(("%brick_runtime_tests", os.path.join(config.brick_tools_dir, "brick-runtime-tests")))
