@@ -9,6 +9,7 @@
 
 #include "brick/DSL/Tensor.h"
 
+#include <array>
 #include <functional>
 #include <string>
 
@@ -106,6 +107,23 @@ Tensor atomic_add(const Tensor &pointers, const Operand &value, const Operand &m
 /// Where an element equals `compare`, replaces it with `value`; returns the old elements.
 Tensor atomic_cas(const Tensor &pointers, const Operand &compare, const Operand &value,
                   AtomicOptions options = {}, Loc loc = Loc::current());
+
+//===--- Random numbers -------------------------------------------------------------===//
+
+// Counter-based (Philox4x32, `rounds` rounds, as Triton's tl.randint/rand/randn): element i depends only on the
+// seed and offsets[i], so programs draw independent streams by giving distinct offsets, and a kernel that
+// recomputes a mask (dropout's backward pass) gets the same numbers again. Identical bit for bit on the GPU and
+// the interpreter for randint and rand; randn goes through log, sqrt and cos (approximate on the GPU unless
+// compiled without fast math). `seed` is an Int, a Long or an integer literal; `offsets` an i32 or i64 block.
+
+/// Four blocks of 32 random bits each (as i32: negative values are the upper half).
+std::array<Tensor, 4> randint4x(const Operand &seed, const Tensor &offsets, int rounds = 10, Loc loc = Loc::current());
+/// The first of randint4x's blocks.
+Tensor randint(const Operand &seed, const Tensor &offsets, int rounds = 10, Loc loc = Loc::current());
+/// f32 uniform in [0, 1).
+Tensor rand(const Operand &seed, const Tensor &offsets, int rounds = 10, Loc loc = Loc::current());
+/// f32 standard normal (Box-Muller on two of randint4x's blocks).
+Tensor randn(const Operand &seed, const Tensor &offsets, int rounds = 10, Loc loc = Loc::current());
 
 //===--- Reductions and dot -------------------------------------------------------===//
 

@@ -1,0 +1,138 @@
+//===- RandomTest.cpp - randint4x / randint / rand / randn: Philox4x32 bit for bit, on the interpreter ---===//
+
+#include "brick/JIT/Compile.h"
+#include "brick/JIT/JIT.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+using namespace brick;
+using ::testing::HasSubstr;
+
+namespace {
+
+/// Philox4x32 written out plainly: the reference the DSL's version must equal.
+std::array<uint32_t, 4> philox(std::array<uint32_t, 4> c, uint32_t k0, uint32_t k1, int rounds = 10) {
+  for (int round = 0; round < rounds; ++round) {
+    uint64_t productA = uint64_t(0xD2511F53u) * c[0], productB = uint64_t(0xCD9E8D57u) * c[2];
+    c = {uint32_t(productB >> 32) ^ c[1] ^ k0, uint32_t(productB), uint32_t(productA >> 32) ^ c[3] ^ k1,
+         uint32_t(productA)};
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  return c;
+}
+
+float uniform(uint32_t bits) {
+  int32_t x = int32_t(bits);
+  x = x < 0 ? -(x + 1) : x; // -x - 1 without overflow
+  return float(x) * 4.6566127342e-10f;
+}
+
+runtime::Device &cpu() {
+  static runtime::Device device = runtime::Device::interpreter();
+  return device;
+}
+
+auto randomBits() {
+  return kernel("random_bits", [](Ptr<i32> out, Long seed, Ptr<i64> offsetsIn, Int n, Const<int> BLOCK) {
+    Tensor i = program_id(0) * BLOCK + arange(0, BLOCK);
+    Tensor mask = i < n;
+    Tensor offsets = load(offsetsIn + i, mask);
+    std::array<Tensor, 4> bits = randint4x(seed, offsets);
+    for (int k = 0; k < 4; ++k)
+      store(out + i * 4 + k, bits[k], mask);
+  });
+}
+
+auto randomFloats() {
+  return kernel("random_floats", [](Ptr<f32> uniforms, Ptr<f32> normals, Int seed, Int n, Const<int> BLOCK) {
+    Tensor i = program_id(0) * BLOCK + arange(0, BLOCK);
+    store(uniforms + i, rand(seed, i), i < n);
+    store(normals + i, randn(seed, i), i < n);
+  });
+}
+
+TEST(Random, PhiloxMatchesItsKnownAnswer) {
+  // Random123's known-answer vector for philox4x32-10: counter 0, key 0.
+  EXPECT_EQ(philox({0, 0, 0, 0}, 0, 0), (std::array<uint32_t, 4>{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
+}
+
+TEST(Random, RandintIsPhiloxOfSeedAndOffset) {
+  auto kernel = randomBits();
+  const int n = 300; // ragged: 3 programs of 128, the last one masked
+  const int64_t seed = 0x0123456789ABCDEFll;
+  std::vector<int64_t> offsets(n);
+  for (int i = 0; i < n; ++i)
+    offsets[i] = i == 0 ? 0 : int64_t(i) * 0x100000007ll - 5; // high halves, negative ones, zero
+  std::vector<int32_t> out(4 * n, 0);
+  ASSERT_FALSE(kernel.launch(Grid{3}, LaunchOptions{.device = &cpu()}, out.data(), seed, offsets.data(), n, 128));
+  for (int i = 0; i < n; ++i) {
+    auto expected = philox({uint32_t(offsets[i]), uint32_t(uint64_t(offsets[i]) >> 32), 0, 0}, uint32_t(seed),
+                           uint32_t(uint64_t(seed) >> 32));
+    for (int k = 0; k < 4; ++k)
+      ASSERT_EQ(uint32_t(out[4 * i + k]), expected[k]) << "offset " << offsets[i] << ", block " << k;
+  }
+  // Seed 0, offset 0 is the known answer itself.
+  std::vector<int64_t> zero(1, 0);
+  ASSERT_FALSE(kernel.launch(Grid{1}, LaunchOptions{.device = &cpu()}, out.data(), int64_t(0), zero.data(), 1, 128));
+  EXPECT_EQ(uint32_t(out[0]), 0x6627e8d5u);
+  EXPECT_EQ(uint32_t(out[3]), 0x9b00dbd8u);
+}
+
+TEST(Random, RandIsUniformAndRandnIsNormal) {
+  auto kernel = randomFloats();
+  const int n = 5000, seed = 1234;
+  std::vector<float> uniforms(n), normals(n);
+  ASSERT_FALSE(kernel.launch(Grid{(n + 255) / 256}, LaunchOptions{.device = &cpu()}, uniforms.data(), normals.data(),
+                             seed, n, 256));
+  double mean = 0, normalMean = 0, normalVariance = 0;
+  for (int i = 0; i < n; ++i) {
+    auto bits = philox({uint32_t(i), 0, 0, 0}, uint32_t(seed), 0);
+    ASSERT_EQ(uniforms[i], uniform(bits[0])) << i; // bit for bit
+    ASSERT_GE(uniforms[i], 0.0f);
+    ASSERT_LT(uniforms[i], 1.0f);
+    double u1 = std::max(1.0e-7f, uniform(bits[0])), u2 = uniform(bits[1]);
+    double expected = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+    ASSERT_NEAR(normals[i], expected, 1e-5 * (1 + std::fabs(expected))) << i;
+    mean += uniforms[i];
+    normalMean += normals[i];
+    normalVariance += double(normals[i]) * normals[i];
+  }
+  mean /= n, normalMean /= n, normalVariance /= n;
+  EXPECT_NEAR(mean, 0.5, 0.02);
+  EXPECT_NEAR(normalMean, 0.0, 0.05);
+  EXPECT_NEAR(normalVariance, 1.0, 0.08);
+}
+
+TEST(Random, ProductsBecomeMulHi) {
+  auto compiled = compileKernel(randomFloats(), {dyn, dyn, dyn, dyn, 256}, {.target = "sm_90a", .stage = "ptx"});
+  ASSERT_TRUE(compiled) << compiled.error().message();
+  EXPECT_THAT(compiled->text, HasSubstr("mul.hi.u32"));
+  // No 64-bit products left (mul.wide.s32 by 4 addresses the f32 elements).
+  EXPECT_EQ(compiled->text.find("mul.wide.u32"), std::string::npos);
+  EXPECT_EQ(compiled->text.find("mul.lo.s64"), std::string::npos);
+}
+
+TEST(Random, MisuseIsAnErrorAtTheUsersLine) {
+  auto badSeed = kernel("bad_seed", [](Ptr<f32> out, Float seed) {
+    store(out + arange(0, 16), rand(seed, arange(0, 16)));
+  });
+  BuildResult built = badSeed.build();
+  ASSERT_FALSE(built);
+  EXPECT_THAT(built.errors(), HasSubstr("RandomTest.cpp"));
+  EXPECT_THAT(built.errors(), HasSubstr("a random seed is an integer scalar"));
+  auto badOffsets = kernel("bad_offsets", [](Ptr<f32> out) {
+    store(out + arange(0, 16), rand(7, arange(0, 16).to<f32>()));
+  });
+  EXPECT_THAT(badOffsets.build().errors(), HasSubstr("random offsets are an i32 or i64 block"));
+  auto badRounds = kernel("bad_rounds", [](Ptr<i32> out) { store(out + arange(0, 16), randint(7, arange(0, 16), 0)); });
+  EXPECT_THAT(badRounds.build().errors(), HasSubstr("Philox takes 1 to 64 rounds"));
+}
+
+} // namespace
