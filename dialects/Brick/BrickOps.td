@@ -284,6 +284,33 @@ def Brick_AssertOp : Brick_Op<"assert", [MemoryEffects<[MemWrite<Brick_GlobalMem
   let assemblyFormat = "$condition `,` $message attr-dict `:` type($condition)";
 }
 
+def Brick_HintOp : Brick_Op<"hint", [Pure, Elementwise, SameOperandsAndResultType]> {
+  let summary = "What the programmer knows of an integer block and the compiler cannot prove";
+  let description = [{
+    The value itself, with facts for the axis analysis (brick/Analysis/AxisInfo.h), one number per dimension (a
+    scalar has one): `divisibility` (the first element of each run along the dimension, every element where
+    there are no runs, is a multiple of it), `contiguity` (aligned runs of that many elements along the
+    dimension increase by 1), `constancy` (aligned runs of that many elements are equal). They unlock what the
+    analysis cannot prove, such as 16-byte accesses through offsets loaded from memory. The interpreter checks
+    them and reports a false one at the op's location; compiled code trusts them.
+
+    ```mlir
+    %offsets = brick.hint %x {contiguity = array<i64: 128>, divisibility = array<i64: 16>} : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins Brick_IntLike:$src, OptionalAttr<DenseI64ArrayAttr>:$divisibility,
+                       OptionalAttr<DenseI64ArrayAttr>:$contiguity, OptionalAttr<DenseI64ArrayAttr>:$constancy);
+  let results = (outs Brick_IntLike:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src)";
+  let hasVerifier = 1;
+}
+
+def Brick_AssumeOp : Brick_Op<"assume", [MemoryEffects<[MemWrite<Brick_GlobalMemory>]>]> {
+  let summary = "A condition the programmer promises is true (llvm.assume on the GPU; checked by the interpreter)";
+  let arguments = (ins Brick_BoolLike:$condition);
+  let assemblyFormat = "$condition attr-dict `:` type($condition)";
+}
+
 def Brick_PrintOp : Brick_Op<"print", [MemoryEffects<[MemWrite<Brick_GlobalMemory>]>]> {
   let summary = "Print a prefix and the elements of scalars or blocks from every program";
   let arguments = (ins StrAttr:$prefix, UnitAttr:$hex, Variadic<Brick_Value>:$args);

@@ -278,6 +278,21 @@ LogicalResult AxisInfoAnalysis::visitOperation(Operation *op, ArrayRef<const Lat
         contiguity.resize(rank), divisibility.resize(rank), constancy.resize(rank);
         return AxisInfo(contiguity, divisibility, constancy, in[0].getConstantValue());
       })
+      .Case([&](HintOp hint) {
+        // What the programmer states, where it says more than the analysis found.
+        AxisInfo::Vector contiguity(in[0].getContiguity()), divisibility(in[0].getDivisibility()),
+            constancy(in[0].getConstancy());
+        auto raise = [&](std::optional<ArrayRef<int64_t>> stated, AxisInfo::Vector &known) {
+          if (stated)
+            for (auto [d, value] : llvm::enumerate(*stated))
+              if (d < known.size())
+                known[d] = std::max(known[d], value);
+        };
+        raise(hint.getContiguity(), contiguity);
+        raise(hint.getDivisibility(), divisibility);
+        raise(hint.getConstancy(), constancy);
+        return AxisInfo(contiguity, divisibility, constancy, in[0].getConstantValue());
+      })
       .Case([&](TransOp trans) {
         AxisInfo::Vector contiguity, divisibility, constancy;
         for (int32_t d : trans.getOrder()) {

@@ -84,6 +84,7 @@ public:
   llvm::Error error(mlir::Operation *op, const llvm::Twine &message) const;
   /// "(i, j)": the coordinates of element `index` of a block of `shape`.
   static std::string coordinates(llvm::ArrayRef<int64_t> shape, int64_t index);
+  std::optional<std::string> falseHint(mlir::brick::HintOp hint, const Block &x) const;
 
   const std::array<unsigned, 3> id, grid;
   const Options &options;

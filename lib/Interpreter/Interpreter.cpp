@@ -235,6 +235,22 @@ llvm::Error Program::runOp(Operation *op) {
     return runIf(ifOp);
   if (auto whileOp = dyn_cast<scf::WhileOp>(op))
     return runWhile(whileOp);
+  if (auto hint = dyn_cast<mlir::brick::HintOp>(op)) {
+    const Block &x = get(hint.getSrc());
+    if (std::optional<std::string> wrong = falseHint(hint, x))
+      return error(op, *wrong + " (a hint holds for every element, masked-off ones too: a masked load's `other` "
+                                "must keep it)");
+    set(hint.getResult(), x);
+    return llvm::Error::success();
+  }
+  if (auto assume = dyn_cast<mlir::brick::AssumeOp>(op)) {
+    const Block &condition = get(assume.getCondition());
+    for (size_t i = 0; i < condition.ints.size(); ++i)
+      if (!condition.ints[i])
+        return error(op, std::string("assume: the condition is false") +
+                             (condition.shape.empty() ? "" : " at element " + coordinates(condition.shape, i)));
+    return llvm::Error::success();
+  }
   if (auto assertOp = dyn_cast<mlir::brick::AssertOp>(op)) {
     const Block &condition = get(assertOp.getCondition());
     for (size_t i = 0; i < condition.ints.size(); ++i)
@@ -246,6 +262,43 @@ llvm::Error Program::runOp(Operation *op) {
   if (auto print = dyn_cast<mlir::brick::PrintOp>(op))
     return runPrint(print);
   return error(op, "the interpreter cannot run '" + op->getName().getStringRef() + "'");
+}
+
+/// Why a brick.hint states something false of `x` (the axis analysis's meaning: brick/Analysis/AxisInfo.h), or
+/// nothing when it holds. Runs are aligned groups along one dimension; a run's first element carries the
+/// divisibility (every element does where the value does not increase by one along the dimension).
+std::optional<std::string> Program::falseHint(mlir::brick::HintOp hint, const Block &x) const {
+  llvm::SmallVector<int64_t, 2> shape(x.shape.begin(), x.shape.end());
+  if (shape.empty())
+    shape.push_back(1);
+  size_t rank = shape.size();
+  llvm::SmallVector<int64_t, 2> strides(rank, 1);
+  for (size_t d = rank - 1; d > 0; --d)
+    strides[d - 1] = strides[d] * shape[d];
+  auto stated = [](std::optional<llvm::ArrayRef<int64_t>> values, size_t d) -> int64_t {
+    return values && d < values->size() ? (*values)[d] : 1;
+  };
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t divisor = stated(hint.getDivisibility(), d), run = stated(hint.getContiguity(), d),
+            same = stated(hint.getConstancy(), d);
+    for (size_t i = 0; i < x.ints.size(); ++i) {
+      int64_t position = (int64_t(i) / strides[d]) % shape[d];
+      bool follows = position > 0 && x.ints[i] == x.ints[i - strides[d]] + 1;
+      auto at = [&] { return x.shape.empty() ? std::string() : " at element " + coordinates(x.shape, i); };
+      if (divisor > 1 && !follows && x.ints[i] % divisor != 0)
+        return "hint: divisibility " + std::to_string(divisor) + " along dimension " + std::to_string(d) +
+               " is false: " + std::to_string(x.ints[i]) + at();
+      if (run > 1 && position % run != 0 && !follows)
+        return "hint: contiguity " + std::to_string(run) + " along dimension " + std::to_string(d) +
+               " is false: " + std::to_string(x.ints[i]) + at() + " does not follow " +
+               std::to_string(x.ints[i - strides[d]]);
+      if (same > 1 && position % same != 0 && x.ints[i] != x.ints[i - strides[d]])
+        return "hint: constancy " + std::to_string(same) + " along dimension " + std::to_string(d) +
+               " is false: " + std::to_string(x.ints[i]) + at() + " differs from " +
+               std::to_string(x.ints[i - strides[d]]);
+    }
+  }
+  return std::nullopt;
 }
 
 llvm::Error Program::runDot(mlir::brick::DotOp dot) {

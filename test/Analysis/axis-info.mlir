@@ -83,3 +83,25 @@ func.func @wraparound(%m: i32 {brick.divisibility = 16 : i32}) {
   %d = arith.divsi %r, %ms : tensor<128xi32>
   return
 }
+
+// -----
+
+// brick.hint states what the analysis cannot see: offsets loaded from memory, contiguous in runs of 4 and
+// starting at multiples of 4 (what a paged gather reads); a hint weaker than the analysis changes nothing.
+func.func @hinted_offsets(%p: !brick.ptr<i32> {brick.divisibility = 16 : i32}) {
+  // expected-remark @+1 {{contiguity = [64], divisibility = [1073741824], constancy = [1]}}
+  %r = brick.make_range 0, 64 : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [16], constancy = [64]}}
+  %ps = brick.splat %p : tensor<64x!brick.ptr<i32>>
+  // expected-remark @+1 {{contiguity = [64], divisibility = [16], constancy = [1]}}
+  %addresses = brick.addptr %ps, %r : tensor<64x!brick.ptr<i32>>, tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1], constancy = [1]}}
+  %loaded = brick.load %addresses : tensor<64x!brick.ptr<i32>>
+  // expected-remark @+1 {{contiguity = [4], divisibility = [4], constancy = [1]}}
+  %offsets = brick.hint %loaded {contiguity = array<i64: 4>, divisibility = array<i64: 4>} : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [64], divisibility = [1073741824], constancy = [1]}}
+  %same = brick.hint %r {contiguity = array<i64: 2>} : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [4], divisibility = [16], constancy = [1]}}
+  %gathered = brick.addptr %ps, %offsets : tensor<64x!brick.ptr<i32>>, tensor<64xi32>
+  return
+}

@@ -1,4 +1,4 @@
-// brick.print, brick.assert and the shared-memory ops in LLVM.
+// brick.print, brick.assert, brick.hint, brick.assume and the shared-memory ops in LLVM.
 // RUN: brick-opt %s -split-input-file -convert-brickgpu-to-llvm -reconcile-unrealized-casts | FileCheck %s
 
 #b = #brickgpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
@@ -57,5 +57,25 @@ module attributes {brickgpu.num_warps = 1 : i32, brickgpu.shared = 0 : i32} {
   func.func @table() -> tensor<4xi32, #b> {
     %c = arith.constant dense<[3, 1, 4, 1]> : tensor<4xi32, #b>
     return %c : tensor<4xi32, #b>
+  }
+}
+
+// -----
+
+// A hint is gone once the analysis has read it; assume is llvm.intr.assume of each element a thread holds.
+#b = #brickgpu.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+module attributes {brickgpu.num_warps = 1 : i32, brickgpu.shared = 0 : i32} {
+  // CHECK-LABEL: llvm.func @hint_and_assume
+  func.func @hint_and_assume(%n: i32) attributes {brick.kernel} {
+    %x = brick.make_range 0, 64 : tensor<64xi32, #b>
+    // CHECK-NOT: brick.hint
+    %h = brick.hint %x {divisibility = array<i64: 16>} : tensor<64xi32, #b>
+    %zero = arith.constant dense<0> : tensor<64xi32, #b>
+    %positive = arith.cmpi sge, %h, %zero : tensor<64xi32, #b>
+    // CHECK: llvm.intr.assume
+    // CHECK: llvm.intr.assume
+    // CHECK-NOT: llvm.intr.assume
+    brick.assume %positive : tensor<64xi1, #b>
+    return
   }
 }

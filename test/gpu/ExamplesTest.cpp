@@ -275,6 +275,32 @@ TEST_P(Examples, RandomNumbersAreTheSameEverywhere) {
   }
 }
 
+TEST_P(Examples, HintedGatherReadsWhatItShould) {
+  // Pages of 4 consecutive indices (what multiple_of / max_contiguous state), in a scrambled order, ragged n.
+  auto kernel = brick::kernel("hinted_gather", [](Ptr<f32> out, Ptr<f32> table, Ptr<i32> indices, Int n,
+                                                  Const<int> BLOCK) {
+    Tensor i = program_id(0) * BLOCK + arange(0, BLOCK);
+    // Masked-off lanes read i, which keeps the hint true there too (the interpreter checks every element).
+    Tensor index = max_contiguous(multiple_of(load(indices + i, i < n, i), {4}), {4});
+    store(out + i, load(table + index, i < n), i < n);
+  });
+  const int n = 1000; // 250 pages; the last program masked
+  std::vector<float> table = examples::host::randomFloats(n);
+  std::vector<int32_t> indices(n);
+  for (int i = 0; i < n; ++i)
+    indices[i] = (i / 4 * 101 % (n / 4)) * 4 + i % 4;
+  auto dTable = examples::host::upload(device(), table);
+  auto dIndices = examples::host::upload(device(), indices.data(), indices.size() * 4);
+  auto out = examples::host::poisoned(device(), n * 4);
+  ASSERT_TRUE(dTable && dIndices && out);
+  ASSERT_FALSE(kernel.launch(Grid{4}, LaunchOptions{.device = &device()}, *out, *dTable, *dIndices, n, 256));
+  std::string failure;
+  auto got = examples::host::download<float>(*out, n, failure);
+  ASSERT_TRUE(failure.empty()) << failure;
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(got[i], table[indices[i]]) << i;
+}
+
 // Named by where they run: Gpu/Examples.VectorAdd/Gpu, Interpreter/Examples.VectorAdd/Interpreter.
 std::string whereName(const ::testing::TestParamInfo<Where> &info) {
   return info.param == Where::Gpu ? "Gpu" : "Interpreter";

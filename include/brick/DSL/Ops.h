@@ -108,6 +108,24 @@ Tensor atomic_add(const Tensor &pointers, const Operand &value, const Operand &m
 Tensor atomic_cas(const Tensor &pointers, const Operand &compare, const Operand &value,
                   AtomicOptions options = {}, Loc loc = Loc::current());
 
+//===--- Compiler hints --------------------------------------------------------------===//
+
+// Facts about integer blocks the compiler's analysis cannot prove, one value per dimension (powers of two), as
+// Triton's tl.multiple_of / max_contiguous / max_constancy: the axis analysis then vectorizes accesses through
+// them (16-byte loads through offsets loaded from memory, say). Along each dimension, `runs` are aligned groups
+// of that many elements. The interpreter checks every hint on every element, masked-off lanes too (a masked
+// load's `other` must keep it: `load(indices + i, i < n, i)`), and reports a false one at its line; compiled code
+// trusts them.
+
+/// The first element of every run (every element, where values do not increase by one) is a multiple.
+Tensor multiple_of(const Tensor &x, std::vector<int64_t> divisors, Loc loc = Loc::current());
+/// Aligned runs of this many elements increase by 1.
+Tensor max_contiguous(const Tensor &x, std::vector<int64_t> runs, Loc loc = Loc::current());
+/// Aligned runs of this many elements are equal.
+Tensor max_constancy(const Tensor &x, std::vector<int64_t> runs, Loc loc = Loc::current());
+/// A condition promised true everywhere (llvm.assume on the GPU, which LLVM may use; checked by the interpreter).
+void assume(const Operand &condition, Loc loc = Loc::current());
+
 //===--- Random numbers -------------------------------------------------------------===//
 
 // Counter-based (Philox4x32, `rounds` rounds, as Triton's tl.randint/rand/randn): element i depends only on the

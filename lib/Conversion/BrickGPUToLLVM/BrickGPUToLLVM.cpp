@@ -80,6 +80,7 @@ struct ConvertBrickGPUToLLVMPass : impl::ConvertBrickGPUToLLVMBase<ConvertBrickG
     lowering::populateWarpSpecializePatterns(converter, patterns, loweringContext);
     lowering::populateSharedMemoryPatterns(converter, patterns, loweringContext);
     lowering::populateDebugPatterns(converter, patterns, loweringContext);
+    lowering::populateHintPatterns(converter, patterns, loweringContext);
     // Math on scalars: f16/bf16 through f32; polynomials where PTX has no (fast) instruction.
     populateMathF32ExpansionPatterns(patterns, [](StringRef) { return true; }, /*benefit=*/3);
     bool fast = fastMath;

@@ -105,6 +105,7 @@ void populateSharedMemoryPatterns(LLVMTypeConverter &converter, RewritePatternSe
 void populateTMAPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateWarpSpecializePatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateDebugPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
+void populateHintPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateProgramPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 
 } // namespace mlir::brick::lowering

@@ -71,6 +71,32 @@ LogicalResult ReshapeOp::verify() {
   return success();
 }
 
+LogicalResult HintOp::verify() {
+  auto tensor = dyn_cast<RankedTensorType>(getSrc().getType());
+  int64_t dimensions = tensor ? tensor.getRank() : 1;
+  if (!getDivisibility() && !getContiguity() && !getConstancy())
+    return emitOpError() << "states nothing: give divisibility, contiguity or constancy";
+  auto check = [&](std::optional<ArrayRef<int64_t>> values, StringRef name, bool runs) -> LogicalResult {
+    if (!values)
+      return success();
+    if (static_cast<int64_t>(values->size()) != dimensions)
+      return emitOpError() << name << " has " << values->size() << " entries; " << getSrc().getType() << " needs "
+                           << dimensions << " (one per dimension; a scalar has one)";
+    for (auto [d, value] : llvm::enumerate(*values)) {
+      if (value < 1 || !llvm::isPowerOf2_64(value))
+        return emitOpError() << name << " " << value << " (dimension " << d << ") is not a positive power of two";
+      if (runs && value > (tensor ? tensor.getDimSize(d) : 1))
+        return emitOpError() << name << " " << value << " (dimension " << d << ") is longer than the dimension "
+                             << (tensor ? tensor.getDimSize(d) : 1);
+    }
+    return success();
+  };
+  if (failed(check(getDivisibility(), "divisibility", false)) || failed(check(getContiguity(), "contiguity", true)) ||
+      failed(check(getConstancy(), "constancy", true)))
+    return failure();
+  return success();
+}
+
 LogicalResult TransOp::verify() {
   auto srcType = getSrc().getType();
   ArrayRef<int32_t> order = getOrder();

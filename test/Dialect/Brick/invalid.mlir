@@ -405,3 +405,43 @@ func.func @f(%d: !brick.tensordesc<64x32xf16>, %i: i32, %x: tensor<64x32xf16>) {
 func.func @f(%d: !brick.tensordesc<64x48xf16>) {
   return
 }
+
+// -----
+
+func.func @f(%x: tensor<16xi32>) {
+  // expected-error @+1 {{states nothing: give divisibility, contiguity or constancy}}
+  %h = brick.hint %x : tensor<16xi32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x16xi32>) {
+  // expected-error @+1 {{divisibility has 1 entries; 'tensor<8x16xi32>' needs 2 (one per dimension; a scalar has one)}}
+  %h = brick.hint %x {divisibility = array<i64: 16>} : tensor<8x16xi32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<16xi32>) {
+  // expected-error @+1 {{divisibility 12 (dimension 0) is not a positive power of two}}
+  %h = brick.hint %x {divisibility = array<i64: 12>} : tensor<16xi32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<16xi32>) {
+  // expected-error @+1 {{contiguity 32 (dimension 0) is longer than the dimension 16}}
+  %h = brick.hint %x {contiguity = array<i64: 32>} : tensor<16xi32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<16xf32>) {
+  // expected-error @+1 {{operand #0 must be integer or block of integers}}
+  %h = brick.hint %x {divisibility = array<i64: 16>} : tensor<16xf32>
+  return
+}

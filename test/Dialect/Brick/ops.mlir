@@ -100,6 +100,19 @@ func.func @compute(%a: tensor<64x32xf16>, %b: tensor<32x128xf16>, %c: tensor<64x
   return
 }
 
+// CHECK-LABEL: func.func @hints
+func.func @hints(%x: tensor<8x16xi32>, %n: i32, %c: tensor<8xi1>) {
+  // CHECK: brick.hint %{{.*}} {contiguity = array<i64: 1, 16>, divisibility = array<i64: 16, 16>} : tensor<8x16xi32>
+  %h = brick.hint %x {divisibility = array<i64: 16, 16>, contiguity = array<i64: 1, 16>} : tensor<8x16xi32>
+  // CHECK: brick.hint %{{.*}} {divisibility = array<i64: 8>} : i32
+  %m = brick.hint %n {divisibility = array<i64: 8>} : i32
+  // CHECK: brick.hint %{{.*}} {constancy = array<i64: 8, 1>} : tensor<8x16xi32>
+  %k = brick.hint %x {constancy = array<i64: 8, 1>} : tensor<8x16xi32>
+  // CHECK: brick.assume %{{.*}} : tensor<8xi1>
+  brick.assume %c : tensor<8xi1>
+  return
+}
+
 // CHECK-LABEL: func.func @debugging
 func.func @debugging(%m: tensor<8xi1>, %x: tensor<8xf32>, %n: i32) {
   // CHECK: brick.assert %{{.*}}, "index out of range" : tensor<8xi1>
