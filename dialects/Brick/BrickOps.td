@@ -311,6 +311,29 @@ def Brick_AssumeOp : Brick_Op<"assume", [MemoryEffects<[MemWrite<Brick_GlobalMem
   let assemblyFormat = "$condition attr-dict `:` type($condition)";
 }
 
+def Brick_InlineAsmElementwiseOp : Brick_Op<"inline_asm_elementwise", [
+    Elementwise, SameOperandsAndResultShape, DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "PTX written by the programmer, run once per element of its operands (Triton's inline_asm_elementwise)";
+  let description = [{
+    `asm_string` is PTX in LLVM's inline-assembly syntax (`$0` the first result, then the results' and operands'
+    registers in order), `constraints` LLVM's constraint string (`"=r,r,r"`: one output, two 32-bit inputs). All
+    operands and results have one shape (scalars or blocks); each element's values go through the assembly once.
+    `pure` lets the compiler remove and merge it like arithmetic; otherwise it is kept and ordered as a write to
+    memory. `pack` (elements per invocation) is 1. The interpreter cannot run PTX and says so.
+
+    ```mlir
+    %r = brick.inline_asm_elementwise "shf.l.wrap.b32 $0, $1, $1, $2;" "=r,r,r" pure %x, %n : tensor<64xi32>, i32 -> tensor<64xi32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$asm_string, StrAttr:$constraints, UnitAttr:$pure,
+                       DefaultValuedAttr<I32Attr, "1">:$pack, Variadic<Brick_Value>:$args);
+  let results = (outs Variadic<Brick_Value>:$results);
+  let assemblyFormat = [{
+    $asm_string $constraints (`pure` $pure^)? ($args^)? attr-dict `:` functional-type($args, $results)
+  }];
+  let hasVerifier = 1;
+}
+
 def Brick_PrintOp : Brick_Op<"print", [MemoryEffects<[MemWrite<Brick_GlobalMemory>]>]> {
   let summary = "Print a prefix and the elements of scalars or blocks from every program";
   let arguments = (ins StrAttr:$prefix, UnitAttr:$hex, Variadic<Brick_Value>:$args);

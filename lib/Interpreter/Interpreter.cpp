@@ -235,6 +235,9 @@ llvm::Error Program::runOp(Operation *op) {
     return runIf(ifOp);
   if (auto whileOp = dyn_cast<scf::WhileOp>(op))
     return runWhile(whileOp);
+  if (isa<mlir::brick::InlineAsmElementwiseOp>(op))
+    return error(op, "inline_asm_elementwise runs PTX, which only a GPU can: the interpreter cannot run this kernel "
+                     "(compute the same values with the DSL's ops here, or run it on the GPU)");
   if (auto hint = dyn_cast<mlir::brick::HintOp>(op)) {
     const Block &x = get(hint.getSrc());
     if (std::optional<std::string> wrong = falseHint(hint, x))

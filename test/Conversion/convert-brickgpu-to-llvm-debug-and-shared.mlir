@@ -1,4 +1,4 @@
-// brick.print, brick.assert, brick.hint, brick.assume and the shared-memory ops in LLVM.
+// brick.print, brick.assert, brick.hint, brick.assume, brick.inline_asm_elementwise and the shared-memory ops in LLVM.
 // RUN: brick-opt %s -split-input-file -convert-brickgpu-to-llvm -reconcile-unrealized-casts | FileCheck %s
 
 #b = #brickgpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
@@ -76,6 +76,27 @@ module attributes {brickgpu.num_warps = 1 : i32, brickgpu.shared = 0 : i32} {
     // CHECK: llvm.intr.assume
     // CHECK-NOT: llvm.intr.assume
     brick.assume %positive : tensor<64xi1, #b>
+    return
+  }
+}
+
+// -----
+
+// inline_asm_elementwise: the programmer's PTX once per element a thread holds (2 here); two results come back
+// from each as a struct.
+#b = #brickgpu.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+module attributes {brickgpu.num_warps = 1 : i32, brickgpu.shared = 0 : i32} {
+  // CHECK-LABEL: llvm.func @inline_asm
+  func.func @inline_asm(%n: i32) attributes {brick.kernel} {
+    %x = brick.make_range 0, 64 : tensor<64xi32, #b>
+    %s = brick.splat %n : tensor<64xi32, #b>
+    // CHECK: llvm.inline_asm "shf.l.wrap.b32 $0, $1, $1, $2;", "=r,r,r" %{{.*}}, %{{.*}} : (i32, i32) -> i32
+    // CHECK: llvm.inline_asm "shf.l.wrap.b32 $0, $1, $1, $2;", "=r,r,r" %{{.*}}, %{{.*}} : (i32, i32) -> i32
+    %r = brick.inline_asm_elementwise "shf.l.wrap.b32 $0, $1, $1, $2;" "=r,r,r" pure %x, %s : (tensor<64xi32, #b>, tensor<64xi32, #b>) -> tensor<64xi32, #b>
+    // CHECK: llvm.inline_asm has_side_effects "add.cc.u32 $0, $2, $3; addc.u32 $1, 0, 0;", "=r,=r,r,r" {{.*}} -> !llvm.struct<(i32, i32)>
+    // CHECK: llvm.extractvalue
+    %lo, %carry = brick.inline_asm_elementwise "add.cc.u32 $0, $2, $3; addc.u32 $1, 0, 0;" "=r,=r,r,r" %r, %x : (tensor<64xi32, #b>, tensor<64xi32, #b>) -> (tensor<64xi32, #b>, tensor<64xi32, #b>)
+    brick.print "" %lo, %carry : tensor<64xi32, #b>, tensor<64xi32, #b>
     return
   }
 }

@@ -309,6 +309,37 @@ void PrintTo(Where where, std::ostream *os) { *os << (where == Where::Gpu ? "Gpu
 INSTANTIATE_TEST_SUITE_P(Gpu, Examples, ::testing::Values(Where::Gpu), whereName);
 INSTANTIATE_TEST_SUITE_P(Interpreter, Examples, ::testing::Values(Where::Interpreter), whereName);
 
+TEST(ExamplesOnGpu, InlineAsmRunsThePtxPerElement) {
+  std::string why;
+  const runtime::Device *gpu = deviceFor(Where::Gpu, &why);
+  if (!gpu)
+    GTEST_SKIP() << why;
+  auto kernel = brick::kernel("rotate_add", [](Ptr<i32> out, Ptr<i32> in, Int n, Const<int> BLOCK) {
+    Tensor i = program_id(0) * BLOCK + arange(0, BLOCK);
+    Tensor x = load(in + i, i < n);
+    Tensor rotated = inline_asm_elementwise("shf.l.wrap.b32 $0, $1, $1, $2;", "=r,r,r", {x, 8}, DType::I32);
+    std::vector<Tensor> sumAndCarry = inline_asm_elementwise(
+        "add.cc.u32 $0, $2, $3;\n\taddc.u32 $1, 0, 0;", "=r,=r,r,r", {rotated, x}, {DType::I32, DType::I32});
+    store(out + i, sumAndCarry[0] ^ (sumAndCarry[1] << 31), i < n);
+  });
+  const int n = 1000;
+  std::vector<int32_t> in(n);
+  for (int i = 0; i < n; ++i)
+    in[i] = int32_t(uint32_t(i) * 2654435761u);
+  auto dIn = examples::host::upload(*gpu, in.data(), in.size() * 4);
+  auto out = examples::host::poisoned(*gpu, n * 4);
+  ASSERT_TRUE(dIn && out);
+  ASSERT_FALSE(kernel.launch(Grid{4}, LaunchOptions{}, *out, *dIn, n, 256));
+  std::string failure;
+  auto got = examples::host::download<int32_t>(*out, n, failure);
+  ASSERT_TRUE(failure.empty()) << failure;
+  for (int i = 0; i < n; ++i) {
+    uint32_t x = uint32_t(in[i]), rotated = (x << 8) | (x >> 24);
+    uint64_t sum = uint64_t(rotated) + x;
+    ASSERT_EQ(uint32_t(got[i]), uint32_t(sum) ^ (uint32_t(sum >> 32) << 31)) << i;
+  }
+}
+
 TEST(ExamplesOnGpu, SecondLaunchReusesTheCompiledKernel) {
   std::string why;
   const runtime::Device *gpu = deviceFor(Where::Gpu, &why);

@@ -126,6 +126,23 @@ Tensor max_constancy(const Tensor &x, std::vector<int64_t> runs, Loc loc = Loc::
 /// A condition promised true everywhere (llvm.assume on the GPU, which LLVM may use; checked by the interpreter).
 void assume(const Operand &condition, Loc loc = Loc::current());
 
+//===--- Inline PTX ----------------------------------------------------------------------===//
+
+/// Runs `asmText` (PTX in LLVM's inline-assembly syntax: $0.. the results, then the operands) once per element
+/// of the operands broadcast together, as Triton's inline_asm_elementwise: `constraints` is LLVM's ("=r,r,r": a
+/// 32-bit result and two 32-bit operands; h 16-bit, r 32-bit, l 64-bit integer registers, f f32, d f64). Integer
+/// literals are i32, floating ones f32. `pure` asm may be removed or merged like arithmetic; otherwise it stays,
+/// ordered like a memory write. `pack` is 1 (one element per invocation). The interpreter cannot run PTX and says
+/// so at this line.
+///   Tensor rotated = inline_asm_elementwise("shf.l.wrap.b32 $0, $1, $1, $2;", "=r,r,r", {x, 8}, DType::I32);
+Tensor inline_asm_elementwise(const std::string &asmText, const std::string &constraints,
+                              const std::vector<Operand> &args, DType result, bool pure = true, int pack = 1,
+                              Loc loc = Loc::current());
+/// Several results per element (constraints "=r,=r,..."), one block each.
+std::vector<Tensor> inline_asm_elementwise(const std::string &asmText, const std::string &constraints,
+                                           const std::vector<Operand> &args, const std::vector<DType> &results,
+                                           bool pure = true, int pack = 1, Loc loc = Loc::current());
+
 //===--- Random numbers -------------------------------------------------------------===//
 
 // Counter-based (Philox4x32, `rounds` rounds, as Triton's tl.randint/rand/randn): element i depends only on the

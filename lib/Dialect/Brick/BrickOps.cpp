@@ -97,6 +97,34 @@ LogicalResult HintOp::verify() {
   return success();
 }
 
+LogicalResult InlineAsmElementwiseOp::verify() {
+  if (getResults().empty())
+    return emitOpError() << "has no results: inline_asm_elementwise computes one or more values per element";
+  if (getPack() != 1)
+    return emitOpError() << "pack " << getPack() << " is not supported: each invocation takes one element (pack 1)";
+  // One output constraint ("=...") per result, one input per operand.
+  SmallVector<StringRef> parts;
+  getConstraints().split(parts, ',', -1, false);
+  unsigned outputs = llvm::count_if(parts, [](StringRef part) { return part.trim().starts_with("="); });
+  unsigned inputs = parts.size() - outputs;
+  if (outputs != getResults().size() || inputs != getArgs().size())
+    return emitOpError() << "constraints '" << getConstraints() << "' name " << outputs << " outputs and " << inputs
+                         << " inputs; the op has " << getResults().size() << " results and " << getArgs().size()
+                         << " operands";
+  for (Value value : llvm::concat<Value>(getArgs(), getResults()))
+    if (isa<PointerType>(getElementTypeOrSelf(value.getType())))
+      return emitOpError() << "takes and gives numbers, not pointers (" << value.getType() << ")";
+  return success();
+}
+
+void InlineAsmElementwiseOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  if (getPure())
+    return;
+  effects.emplace_back(MemoryEffects::Write::get(), GlobalMemory::get());
+  effects.emplace_back(MemoryEffects::Read::get(), GlobalMemory::get());
+}
+
 LogicalResult TransOp::verify() {
   auto srcType = getSrc().getType();
   ArrayRef<int32_t> order = getOrder();

@@ -445,3 +445,27 @@ func.func @f(%x: tensor<16xf32>) {
   %h = brick.hint %x {divisibility = array<i64: 16>} : tensor<16xf32>
   return
 }
+
+// -----
+
+func.func @f(%x: tensor<16xi32>) {
+  // expected-error @+1 {{constraints '=r,r' name 1 outputs and 1 inputs; the op has 1 results and 2 operands}}
+  %r = brick.inline_asm_elementwise "add.s32 $0, $1, $2;" "=r,r" pure %x, %x : (tensor<16xi32>, tensor<16xi32>) -> tensor<16xi32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<16xi32>) {
+  // expected-error @+1 {{pack 4 is not supported}}
+  %r = brick.inline_asm_elementwise "mov.b32 $0, $1;" "=r,r" pure %x {pack = 4 : i32} : (tensor<16xi32>) -> tensor<16xi32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<16xi32>, %y: tensor<8xi32>) {
+  // expected-error @+1 {{all non-scalar operands/results must have the same shape}}
+  %r = brick.inline_asm_elementwise "add.s32 $0, $1, $2;" "=r,r,r" pure %x, %y : (tensor<16xi32>, tensor<8xi32>) -> tensor<16xi32>
+  return
+}

@@ -113,6 +113,17 @@ func.func @hints(%x: tensor<8x16xi32>, %n: i32, %c: tensor<8xi1>) {
   return
 }
 
+// CHECK-LABEL: func.func @inline_asm
+func.func @inline_asm(%x: tensor<8xi32>, %n: i32) {
+  // CHECK: brick.inline_asm_elementwise "shf.l.wrap.b32 $0, $1, $1, $2;" "=r,r,r" pure %{{.*}}, %{{.*}} : (tensor<8xi32>, tensor<8xi32>) -> tensor<8xi32>
+  %s = brick.splat %n : tensor<8xi32>
+  %r = brick.inline_asm_elementwise "shf.l.wrap.b32 $0, $1, $1, $2;" "=r,r,r" pure %x, %s : (tensor<8xi32>, tensor<8xi32>) -> tensor<8xi32>
+  // CHECK: brick.inline_asm_elementwise "mov.b64 {$0, $1}, $2;" "=r,=r,l" %{{.*}} : (i64) -> (i32, i32)
+  %w = arith.extsi %n : i32 to i64
+  %lo, %hi = brick.inline_asm_elementwise "mov.b64 {$0, $1}, $2;" "=r,=r,l" %w : (i64) -> (i32, i32)
+  return
+}
+
 // CHECK-LABEL: func.func @debugging
 func.func @debugging(%m: tensor<8xi1>, %x: tensor<8xf32>, %n: i32) {
   // CHECK: brick.assert %{{.*}}, "index out of range" : tensor<8xi1>
