@@ -1,21 +1,23 @@
-//===- ReplayMain.cpp - Runs the fuzz target over files, without libFuzzer ---------===//
-
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/raw_ostream.h"
+//===- ReplayMain.cpp - Runs a fuzz target over files, without libFuzzer (links nothing but the target) -----===//
 
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
-    auto buffer = llvm::MemoryBuffer::getFile(argv[i]);
-    if (!buffer) {
-      llvm::errs() << argv[i] << ": " << buffer.getError().message() << "\n";
+    std::ifstream in(argv[i], std::ios::binary);
+    if (!in) {
+      std::fprintf(stderr, "%s: cannot open\n", argv[i]);
       return 1;
     }
-    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t *>((*buffer)->getBufferStart()), (*buffer)->getBufferSize());
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size());
   }
-  llvm::outs() << "replayed " << (argc - 1) << " inputs without a crash\n";
+  std::printf("replayed %d inputs without a crash\n", argc - 1);
   return 0;
 }
