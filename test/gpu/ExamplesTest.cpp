@@ -301,6 +301,39 @@ TEST_P(Examples, HintedGatherReadsWhatItShould) {
     ASSERT_EQ(got[i], table[indices[i]]) << i;
 }
 
+TEST_P(Examples, JoinSplitCatFlipMoveEveryElement) {
+  auto kernel = brick::kernel("movements", [](Ptr<i32> out, Ptr<i32> in) {
+    Tensor rows = arange(0, 8).column(), columns = arange(0, 64).row();
+    Tensor x = load(in + rows * 64 + columns); // [8, 64]
+    auto [even, odd] = split(x.reshape({8, 32, 2}));
+    Tensor swapped = join(odd, even).reshape({8, 64});
+    store(out + rows * 64 + columns, swapped);
+    store(out + 512 + arange(0, 16).column() * 64 + columns, cat(x, flip(x, 1)));
+    store(out + 1536 + rows * 64 + columns, flip(flip(x, 0), 1));
+    Tensor all = arange(0, 1024);
+    store(out + 2048 + all, flip(load(in + all), 0));
+  });
+  std::vector<int32_t> in(1024);
+  for (int i = 0; i < 1024; ++i)
+    in[i] = int32_t(uint32_t(i) * 2654435761u);
+  auto dIn = examples::host::upload(device(), in.data(), in.size() * 4);
+  auto out = examples::host::poisoned(device(), 3072 * 4);
+  ASSERT_TRUE(dIn && out);
+  ASSERT_FALSE(kernel.launch(Grid{1}, LaunchOptions{.device = &device()}, *out, *dIn));
+  std::string failure;
+  auto got = examples::host::download<int32_t>(*out, 3072, failure);
+  ASSERT_TRUE(failure.empty()) << failure;
+  for (int r = 0; r < 8; ++r)
+    for (int c = 0; c < 64; ++c) {
+      ASSERT_EQ(got[r * 64 + c], in[r * 64 + (c ^ 1)]) << "split/join " << r << "," << c;
+      ASSERT_EQ(got[512 + r * 64 + c], in[r * 64 + c]) << "cat " << r << "," << c;
+      ASSERT_EQ(got[512 + (8 + r) * 64 + c], in[r * 64 + 63 - c]) << "cat/flip " << r << "," << c;
+      ASSERT_EQ(got[1536 + r * 64 + c], in[(7 - r) * 64 + 63 - c]) << "flip both " << r << "," << c;
+    }
+  for (int i = 0; i < 1024; ++i)
+    ASSERT_EQ(got[2048 + i], in[1023 - i]) << "flip 1024 " << i;
+}
+
 // Named by where they run: Gpu/Examples.VectorAdd/Gpu, Interpreter/Examples.VectorAdd/Interpreter.
 std::string whereName(const ::testing::TestParamInfo<Where> &info) {
   return info.param == Where::Gpu ? "Gpu" : "Interpreter";

@@ -10,6 +10,7 @@
 #include "brick/DSL/Tensor.h"
 
 #include <array>
+#include <utility>
 #include <functional>
 #include <string>
 
@@ -107,6 +108,19 @@ Tensor atomic_add(const Tensor &pointers, const Operand &value, const Operand &m
 /// Where an element equals `compare`, replaces it with `value`; returns the old elements.
 Tensor atomic_cas(const Tensor &pointers, const Operand &compare, const Operand &value,
                   AtomicOptions options = {}, Loc loc = Loc::current());
+
+//===--- Moving data inside a block --------------------------------------------------------===//
+
+/// A new last dimension of 2: result[..., 0] = a, result[..., 1] = b (same shapes and types).
+Tensor join(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+/// join's inverse: a block whose last dimension is 2 into its two halves (numbers; exact, signed zeros too).
+std::pair<Tensor, Tensor> split(const Tensor &x, Loc loc = Loc::current());
+/// a's rows, then b's: [n, ...] and [n, ...] give [2n, ...].
+Tensor cat(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+/// The dimensions in a new order (result dimension i is x's dimension order[i]); trans by another name.
+Tensor permute(const Tensor &x, std::vector<int32_t> order, Loc loc = Loc::current());
+/// The elements in reverse order along `axis`.
+Tensor flip(const Tensor &x, int axis, Loc loc = Loc::current());
 
 //===--- Compiler hints --------------------------------------------------------------===//
 

@@ -1,0 +1,109 @@
+//===- MovementTest.cpp - join, split, cat, permute, flip on the interpreter, in PTX, and their misuse ----===//
+
+#include "brick/JIT/Compile.h"
+#include "brick/JIT/JIT.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using namespace brick;
+using ::testing::HasSubstr;
+
+namespace {
+
+runtime::Device &cpu() {
+  static runtime::Device device = runtime::Device::interpreter();
+  return device;
+}
+
+/// in: 8x16 f32 rows; out: join / split / cat / permute / flip results, laid out one after another.
+auto movements() {
+  return kernel("movements", [](Ptr<f32> out, Ptr<f32> in) {
+    Tensor rows = arange(0, 8).column(), columns = arange(0, 16).row();
+    Tensor x = load(in + rows * 16 + columns);                 // [8, 16]
+    Tensor y = x * 2;
+    Tensor joined = join(x, y);                                // [8, 16, 2]
+    Tensor k = arange(0, 2).row().expand_dims(0);              // [1, 1, 2]
+    store(out + (rows.expand_dims(2) * 16 + columns.expand_dims(2)) * 2 + k, joined);
+    auto [first, second] = split(joined);                      // x, y again
+    store(out + 256 + rows * 16 + columns, first);
+    store(out + 384 + rows * 16 + columns, second);
+    Tensor stacked = cat(x, y);                                // [16, 16]: x's rows, then y's
+    store(out + 512 + arange(0, 16).column() * 16 + columns, stacked);
+    store(out + 768 + arange(0, 16).column() * 8 + rows.row().reshape({1, 8}), permute(x, {1, 0}));  // [16, 8]
+    store(out + 896 + rows * 16 + columns, flip(x, 1));
+    store(out + 1024 + rows * 16 + columns, flip(x, 0));
+  });
+}
+
+TEST(Movement, JoinSplitCatPermuteFlipMoveEveryElement) {
+  std::vector<float> in(128), out(1152, -1.0f);
+  for (int i = 0; i < 128; ++i)
+    in[i] = float(i) + 0.5f;
+  in[3] = -0.0f;
+  in[4] = std::numeric_limits<float>::quiet_NaN();
+  in[5] = -std::numeric_limits<float>::infinity();
+  ASSERT_FALSE(movements().launch(Grid{1}, LaunchOptions{.device = &cpu()}, out.data(), in.data()));
+  auto same = [](float a, float b) { return std::memcmp(&a, &b, sizeof(float)) == 0; }; // bit for bit
+  for (int r = 0; r < 8; ++r)
+    for (int c = 0; c < 16; ++c) {
+      float x = in[r * 16 + c], y = x * 2;
+      int i = r * 16 + c;
+      ASSERT_TRUE(same(out[2 * i], x) && same(out[2 * i + 1], y)) << "join " << r << "," << c;
+      ASSERT_TRUE(same(out[256 + i], x)) << "split first " << r << "," << c << ": " << out[256 + i];
+      ASSERT_TRUE(same(out[384 + i], y)) << "split second " << r << "," << c;
+      ASSERT_TRUE(same(out[512 + i], x) && same(out[512 + 128 + i], y)) << "cat " << r << "," << c;
+      ASSERT_TRUE(same(out[768 + c * 8 + r], x)) << "permute " << r << "," << c;
+      ASSERT_TRUE(same(out[896 + r * 16 + (15 - c)], x)) << "flip axis 1 " << r << "," << c;
+      ASSERT_TRUE(same(out[1024 + (7 - r) * 16 + c], x)) << "flip axis 0 " << r << "," << c;
+    }
+}
+
+TEST(Movement, IntegersAndLongAxesFlip) {
+  auto kernel = brick::kernel("flip_ints", [](Ptr<i32> out, Ptr<i32> in) {
+    Tensor i = arange(0, 1024);
+    auto [even, odd] = split(load(in + i).reshape({512, 2}));
+    store(out + arange(0, 512), even);
+    store(out + 512 + arange(0, 512), odd);
+    store(out + 1024 + i, flip(load(in + i), 0));
+  });
+  std::vector<int32_t> in(1024), out(2048);
+  for (int i = 0; i < 1024; ++i)
+    in[i] = i * 7 - 3000 + (i == 5 ? INT32_MIN : 0);
+  ASSERT_FALSE(kernel.launch(Grid{1}, LaunchOptions{.device = &cpu()}, out.data(), in.data()));
+  for (int i = 0; i < 512; ++i) {
+    ASSERT_EQ(out[i], in[2 * i]);
+    ASSERT_EQ(out[512 + i], in[2 * i + 1]);
+  }
+  for (int i = 0; i < 1024; ++i)
+    ASSERT_EQ(out[1024 + i], in[1023 - i]);
+}
+
+TEST(Movement, CompilesForTheGpu) {
+  for (const char *target : {"sm_80", "sm_90a"}) {
+    auto compiled = compileKernel(movements(), {dyn, dyn}, {.target = target, .stage = "ptx"});
+    EXPECT_TRUE(compiled) << target << ": " << compiled.error().message();
+  }
+}
+
+TEST(Movement, MisuseIsAnErrorAtTheUsersLine) {
+  auto shapes = kernel("shapes", [](Ptr<f32> out) { store(out + arange(0, 16), split(join(zeros<f32>({16}), zeros<f32>({8}))).first); });
+  BuildResult built = shapes.build();
+  EXPECT_THAT(built.errors(), HasSubstr("MovementTest.cpp"));
+  EXPECT_THAT(built.errors(), HasSubstr("join: operands of different shapes or types"));
+  auto last = kernel("last", [](Ptr<f32> out) { store(out + arange(0, 4), split(zeros<f32>({4, 4})).first); });
+  EXPECT_THAT(last.build().errors(), HasSubstr("split: the last dimension must be 2"));
+  auto pointers = kernel("pointers", [](Ptr<f32> out) {
+    Tensor p = out + arange(0, 8);
+    store(split(join(p, p)).first, 1.0f);
+  });
+  EXPECT_THAT(pointers.build().errors(), HasSubstr("split the offsets before adding them"));
+  auto axis = kernel("axis", [](Ptr<f32> out) { store(out + arange(0, 8), flip(zeros<f32>({8}), 1)); });
+  EXPECT_THAT(axis.build().errors(), HasSubstr("flip: axis 1 is not a dimension"));
+}
+
+} // namespace
