@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 using namespace brick;
 
 namespace {
@@ -332,6 +334,33 @@ TEST_P(Examples, JoinSplitCatFlipMoveEveryElement) {
     }
   for (int i = 0; i < 1024; ++i)
     ASSERT_EQ(got[2048 + i], in[1023 - i]) << "flip 1024 " << i;
+}
+
+TEST_P(Examples, SortAndTopkMatchStdSort) {
+  // Rows of 64 scores (an MoE router's shape: experts per token), sorted and their top 8; 256 in one row too.
+  auto kernel = brick::kernel("sorting", [](Ptr<f32> out, Ptr<f32> in, Int tokens, Const<int> ROWS) {
+    Tensor rows = program_id(0) * ROWS + arange(0, ROWS).column(), columns = arange(0, 64).row();
+    Tensor x = load(in + rows * 64 + columns, rows < tokens, 0.0f);
+    store(out + rows * 64 + columns, sort(x), rows < tokens);
+    store(out + tokens * 64 + rows * 8 + arange(0, 8).row(), topk(x, 8), rows < tokens);
+  });
+  const int tokens = 37; // ragged: 3 programs of 16 rows
+  std::vector<float> in = examples::host::randomFloats(size_t(tokens) * 64);
+  auto dIn = examples::host::upload(device(), in);
+  auto out = examples::host::poisoned(device(), size_t(tokens) * 72 * 4);
+  ASSERT_TRUE(dIn && out);
+  ASSERT_FALSE(kernel.launch(Grid{3}, LaunchOptions{.device = &device()}, *out, *dIn, tokens, 16));
+  std::string failure;
+  auto got = examples::host::download<float>(*out, size_t(tokens) * 72, failure);
+  ASSERT_TRUE(failure.empty()) << failure;
+  for (int r = 0; r < tokens; ++r) {
+    std::vector<float> row(in.begin() + r * 64, in.begin() + r * 64 + 64);
+    std::sort(row.begin(), row.end());
+    for (int c = 0; c < 64; ++c)
+      ASSERT_EQ(got[r * 64 + c], row[c]) << "sort row " << r << ", " << c;
+    for (int c = 0; c < 8; ++c)
+      ASSERT_EQ(got[tokens * 64 + r * 8 + c], row[63 - c]) << "topk row " << r << ", " << c;
+  }
 }
 
 // Named by where they run: Gpu/Examples.VectorAdd/Gpu, Interpreter/Examples.VectorAdd/Interpreter.

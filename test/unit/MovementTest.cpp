@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <limits>
 
 using namespace brick;
@@ -83,6 +84,40 @@ TEST(Movement, IntegersAndLongAxesFlip) {
     ASSERT_EQ(out[1024 + i], in[1023 - i]);
 }
 
+TEST(Movement, SortAndTopkMatchStdSort) {
+  auto kernel = brick::kernel("sorting", [](Ptr<f32> out, Ptr<f32> in, Ptr<i32> outInts, Ptr<i32> ints) {
+    Tensor rows = arange(0, 4).column(), columns = arange(0, 64).row();
+    Tensor x = load(in + rows * 64 + columns); // [4, 64]: each row sorted on its own
+    store(out + rows * 64 + columns, sort(x));
+    store(out + 256 + rows * 64 + columns, sort(x, /*descending=*/true));
+    store(out + 512 + rows * 8 + arange(0, 8).row(), topk(x, 8));
+    Tensor all = arange(0, 256);
+    store(outInts + all, sort(load(ints + all)));
+  });
+  std::vector<float> in(256), out(544);
+  std::vector<int32_t> ints(256), outInts(256);
+  uint32_t state = 12345;
+  auto next = [&] { return state = state * 1664525u + 1013904223u; };
+  for (int i = 0; i < 256; ++i) {
+    in[i] = float(int32_t(next()) % 1000) / 7.0f; // duplicates too
+    ints[i] = int32_t(next());
+  }
+  ASSERT_FALSE(kernel.launch(Grid{1}, LaunchOptions{.device = &cpu()}, out.data(), in.data(), outInts.data(),
+                             ints.data()));
+  for (int r = 0; r < 4; ++r) {
+    std::vector<float> row(in.begin() + r * 64, in.begin() + r * 64 + 64);
+    std::sort(row.begin(), row.end());
+    for (int c = 0; c < 64; ++c) {
+      ASSERT_EQ(out[r * 64 + c], row[c]) << "row " << r << ", " << c;
+      ASSERT_EQ(out[256 + r * 64 + c], row[63 - c]) << "descending row " << r << ", " << c;
+    }
+    for (int c = 0; c < 8; ++c)
+      ASSERT_EQ(out[512 + r * 8 + c], row[63 - c]) << "topk row " << r << ", " << c;
+  }
+  std::sort(ints.begin(), ints.end());
+  EXPECT_EQ(outInts, ints);
+}
+
 TEST(Movement, CompilesForTheGpu) {
   for (const char *target : {"sm_80", "sm_90a"}) {
     auto compiled = compileKernel(movements(), {dyn, dyn}, {.target = target, .stage = "ptx"});
@@ -102,6 +137,8 @@ TEST(Movement, MisuseIsAnErrorAtTheUsersLine) {
     store(split(join(p, p)).first, 1.0f);
   });
   EXPECT_THAT(pointers.build().errors(), HasSubstr("split the offsets before adding them"));
+  auto k = kernel("k", [](Ptr<f32> out) { store(out + arange(0, 8), topk(zeros<f32>({64}), 6)); });
+  EXPECT_THAT(k.build().errors(), HasSubstr("topk: k must be a power of two from 1 to the last dimension (64), got 6"));
   auto axis = kernel("axis", [](Ptr<f32> out) { store(out + arange(0, 8), flip(zeros<f32>({8}), 1)); });
   EXPECT_THAT(axis.build().errors(), HasSubstr("flip: axis 1 is not a dimension"));
 }
