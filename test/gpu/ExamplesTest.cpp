@@ -363,6 +363,43 @@ TEST_P(Examples, SortAndTopkMatchStdSort) {
   }
 }
 
+TEST_P(Examples, CumsumAndRunningMaxAtRaggedSizes) {
+  // Row-wise cumulative sums of ragged rows (masked columns read 0) and a running max down the columns.
+  auto kernel = brick::kernel("scans", [](Ptr<i32> sums, Ptr<f32> maxima, Ptr<i32> ints, Ptr<f32> in, Int rows,
+                                          Int cols, Const<int> BLOCK) {
+    Tensor r = program_id(0) * 4 + arange(0, 4).column(), c = arange(0, BLOCK).row();
+    Tensor mask = (r < rows) & (c < cols);
+    store(sums + r * cols + c, cumsum(load(ints + r * cols + c, mask, 0), 1), mask);
+    Tensor x = load(in + r * cols + c, mask, -INFINITY);
+    store(maxima + r * cols + c, associative_scan(x, 0, [](Tensor a, Tensor b) { return maximum(a, b); }), mask);
+  });
+  const int rows = 10, cols = 300; // 3 programs of 4 rows; BLOCK 512
+  std::vector<int32_t> ints(rows * cols);
+  for (int i = 0; i < rows * cols; ++i)
+    ints[i] = int32_t((uint32_t(i) * 2654435761u) % 2001) - 1000;
+  std::vector<float> in = examples::host::randomFloats(size_t(rows) * cols);
+  auto dInts = examples::host::upload(device(), ints.data(), ints.size() * 4);
+  auto dIn = examples::host::upload(device(), in);
+  auto sums = examples::host::poisoned(device(), rows * cols * 4), maxima = examples::host::poisoned(device(), rows * cols * 4);
+  ASSERT_TRUE(dInts && dIn && sums && maxima);
+  ASSERT_FALSE(kernel.launch(Grid{3}, LaunchOptions{.device = &device()}, *sums, *maxima, *dInts, *dIn, rows, cols, 512));
+  std::string failure;
+  auto gotSums = examples::host::download<int32_t>(*sums, rows * cols, failure);
+  auto gotMaxima = examples::host::download<float>(*maxima, rows * cols, failure);
+  ASSERT_TRUE(failure.empty()) << failure;
+  for (int r = 0; r < rows; ++r) {
+    int32_t running = 0;
+    for (int c = 0; c < cols; ++c) {
+      running += ints[r * cols + c];
+      ASSERT_EQ(gotSums[r * cols + c], running) << r << "," << c;
+      float best = in[(r / 4 * 4) * cols + c]; // the scan runs down each program's 4 rows
+      for (int k = r / 4 * 4; k <= r; ++k)
+        best = std::max(best, in[k * cols + c]);
+      ASSERT_EQ(gotMaxima[r * cols + c], best) << r << "," << c;
+    }
+  }
+}
+
 // Named by where they run: Gpu/Examples.VectorAdd/Gpu, Interpreter/Examples.VectorAdd/Interpreter.
 std::string whereName(const ::testing::TestParamInfo<Where> &info) {
   return info.param == Where::Gpu ? "Gpu" : "Interpreter";

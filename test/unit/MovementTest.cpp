@@ -118,6 +118,72 @@ TEST(Movement, SortAndTopkMatchStdSort) {
   EXPECT_EQ(outInts, ints);
 }
 
+TEST(Scan, CumsumCumprodAndRunningMaxAlongEitherAxis) {
+  auto kernel = brick::kernel("scans", [](Ptr<i32> sums, Ptr<i32> ints, Ptr<f32> out, Ptr<f32> in) {
+    Tensor all = arange(0, 1024);
+    store(sums + all, cumsum(load(ints + all), 0));
+    store(sums + 1024 + all, cumsum(load(ints + all), 0, /*reverse=*/true));
+    Tensor rows = arange(0, 8).column(), columns = arange(0, 16).row();
+    Tensor x = load(in + rows * 16 + columns);
+    store(out + rows * 16 + columns, cumsum(x, 0));                                      // down the columns
+    store(out + 128 + rows * 16 + columns,
+          associative_scan(x, 1, [](Tensor a, Tensor b) { return maximum(a, b); }));      // running max per row
+    store(out + 256 + rows * 16 + columns, cumprod(x, 1));
+    store(sums + 2048 + arange(0, 64), cumsum(load(ints + arange(0, 64)).to<i8>(), 0));   // i8 sums in i32
+  });
+  std::vector<int32_t> ints(1024), sums(2112);
+  std::vector<float> in(128), out(384);
+  uint32_t state = 7;
+  auto next = [&] { return state = state * 1664525u + 1013904223u; };
+  for (int32_t &v : ints)
+    v = int32_t(next() % 2001) - 1000;
+  for (int i = 0; i < 128; ++i)
+    in[i] = 0.5f + float(next() % 5) * 0.25f; // products stay exact enough to compare in order
+  ASSERT_FALSE(kernel.launch(Grid{1}, LaunchOptions{.device = &cpu()}, sums.data(), ints.data(), out.data(), in.data()));
+  int32_t running = 0;
+  for (int i = 0; i < 1024; ++i) {
+    running += ints[i];
+    ASSERT_EQ(sums[i], running) << i;
+  }
+  running = 0;
+  for (int i = 1023; i >= 0; --i) {
+    running += ints[i];
+    ASSERT_EQ(sums[1024 + i], running) << "reverse " << i;
+  }
+  running = 0;
+  for (int i = 0; i < 64; ++i) {
+    running += int8_t(ints[i]);
+    ASSERT_EQ(sums[2048 + i], running) << "i8 " << i;
+  }
+  for (int c = 0; c < 16; ++c) {
+    float column = 0;
+    for (int r = 0; r < 8; ++r) {
+      column += in[r * 16 + c];
+      ASSERT_FLOAT_EQ(out[r * 16 + c], column) << r << "," << c;
+    }
+  }
+  for (int r = 0; r < 8; ++r) {
+    float best = in[r * 16], product = 1;
+    for (int c = 0; c < 16; ++c) {
+      best = std::max(best, in[r * 16 + c]);
+      product *= in[r * 16 + c];
+      ASSERT_EQ(out[128 + r * 16 + c], best) << r << "," << c;
+      ASSERT_FLOAT_EQ(out[256 + r * 16 + c], product) << r << "," << c;
+    }
+  }
+}
+
+TEST(Scan, MisuseIsAnErrorAtTheUsersLine) {
+  auto axis = kernel("axis", [](Ptr<f32> out) { store(out + arange(0, 8), cumsum(zeros<f32>({8}), 1)); });
+  EXPECT_THAT(axis.build().errors(), HasSubstr("associative_scan: axis 1 is not a dimension"));
+  auto shape = kernel("shape", [](Ptr<f32> out) {
+    store(out + arange(0, 8), associative_scan(zeros<f32>({8}), 0, [](Tensor a, Tensor) { return sum(a, 0); }));
+  });
+  BuildResult built = shape.build();
+  EXPECT_THAT(built.errors(), HasSubstr("MovementTest.cpp"));
+  EXPECT_THAT(built.errors(), HasSubstr("the combiner must return a block of its operands' shape and type"));
+}
+
 TEST(Movement, CompilesForTheGpu) {
   for (const char *target : {"sm_80", "sm_90a"}) {
     auto compiled = compileKernel(movements(), {dyn, dyn}, {.target = target, .stage = "ptx"});

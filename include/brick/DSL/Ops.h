@@ -191,6 +191,14 @@ Tensor argmin(const Tensor &x, int axis, Loc loc = Loc::current());
 Tensor reduce(const Tensor &x, int axis, const std::function<Tensor(Tensor, Tensor)> &combine,
               Loc loc = Loc::current());
 
+/// Inclusive scan along `axis` (reversed: from the end): result[i] = x[0] op x[1] op ... op x[i]. `combine` must be
+/// associative and elementwise over blocks (it is applied to whole blocks): [](Tensor a, Tensor b) { return a + b; }.
+Tensor associative_scan(const Tensor &x, int axis, const std::function<Tensor(Tensor, Tensor)> &combine,
+                        bool reverse = false, Loc loc = Loc::current());
+/// Running sums / products along `axis` (narrow types accumulate in i32 / f32, as sum does).
+Tensor cumsum(const Tensor &x, int axis, bool reverse = false, Loc loc = Loc::current());
+Tensor cumprod(const Tensor &x, int axis, bool reverse = false, Loc loc = Loc::current());
+
 enum class Precision { IEEE, TF32, TF32x3 };
 /// Matrix product a[M, K] * b[K, N] (+ acc[M, N]). f16/bf16/f32 accumulate in f32, i8 in i32. f32 inputs
 /// round to tf32 on tensor cores unless `precision` says otherwise (as in Triton).
