@@ -173,6 +173,32 @@ TEST(Scan, CumsumCumprodAndRunningMaxAlongEitherAxis) {
   }
 }
 
+TEST(Scan, SeveralOperandsScanTogether) {
+  // A running argmax: the best value so far and where it was (the first one on ties).
+  auto kernel = brick::kernel("running_argmax", [](Ptr<f32> best, Ptr<i32> where_, Ptr<f32> in) {
+    Tensor i = arange(0, 128);
+    std::vector<Tensor> scanned = associative_scan({load(in + i), i}, 0, [](std::vector<Tensor> a, std::vector<Tensor> b) {
+      Tensor takeB = b[0] > a[0];
+      return std::vector<Tensor>{where(takeB, b[0], a[0]), where(takeB, b[1], a[1])};
+    });
+    store(best + i, scanned[0]);
+    store(where_ + i, scanned[1]);
+  });
+  std::vector<float> in(128), best(128);
+  std::vector<int32_t> at(128);
+  for (int i = 0; i < 128; ++i)
+    in[i] = float((i * 37) % 29);
+  ASSERT_FALSE(kernel.launch(Grid{1}, LaunchOptions{.device = &cpu()}, best.data(), at.data(), in.data()));
+  float top = in[0];
+  int index = 0;
+  for (int i = 0; i < 128; ++i) {
+    if (in[i] > top)
+      top = in[i], index = i;
+    ASSERT_EQ(best[i], top) << i;
+    ASSERT_EQ(at[i], index) << i;
+  }
+}
+
 TEST(Scan, MisuseIsAnErrorAtTheUsersLine) {
   auto axis = kernel("axis", [](Ptr<f32> out) { store(out + arange(0, 8), cumsum(zeros<f32>({8}), 1)); });
   EXPECT_THAT(axis.build().errors(), HasSubstr("associative_scan: axis 1 is not a dimension"));
@@ -181,7 +207,7 @@ TEST(Scan, MisuseIsAnErrorAtTheUsersLine) {
   });
   BuildResult built = shape.build();
   EXPECT_THAT(built.errors(), HasSubstr("MovementTest.cpp"));
-  EXPECT_THAT(built.errors(), HasSubstr("the combiner must return a block of its operands' shape and type"));
+  EXPECT_THAT(built.errors(), HasSubstr("the combiner must return blocks of its operands' shapes and types"));
 }
 
 TEST(Movement, CompilesForTheGpu) {

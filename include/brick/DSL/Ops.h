@@ -195,6 +195,11 @@ Tensor reduce(const Tensor &x, int axis, const std::function<Tensor(Tensor, Tens
 /// associative and elementwise over blocks (it is applied to whole blocks): [](Tensor a, Tensor b) { return a + b; }.
 Tensor associative_scan(const Tensor &x, int axis, const std::function<Tensor(Tensor, Tensor)> &combine,
                         bool reverse = false, Loc loc = Loc::current());
+/// Several blocks of one shape scanned together: `combine` takes and returns one block per operand (an
+/// argmax-style running maximum carries the value and its index).
+std::vector<Tensor> associative_scan(const std::vector<Tensor> &xs, int axis,
+                                     const std::function<std::vector<Tensor>(std::vector<Tensor>, std::vector<Tensor>)> &combine,
+                                     bool reverse = false, Loc loc = Loc::current());
 /// Running sums / products along `axis` (narrow types accumulate in i32 / f32, as sum does).
 Tensor cumsum(const Tensor &x, int axis, bool reverse = false, Loc loc = Loc::current());
 Tensor cumprod(const Tensor &x, int axis, bool reverse = false, Loc loc = Loc::current());
