@@ -53,21 +53,16 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
-std::optional<int64_t> parseInteger(std::string_view text) {
-  int64_t value = 0;
+/// The whole of `text` as a number of type T (from_chars: no sign prefix '+', no spaces).
+template <class T> std::optional<T> parseNumber(std::string_view text) {
+  T value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || text.empty())
     return std::nullopt;
   return value;
 }
-
-std::optional<double> parseReal(std::string_view text) {
-  double value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty())
-    return std::nullopt;
-  return value;
-}
+std::optional<int64_t> parseInteger(std::string_view text) { return parseNumber<int64_t>(text); }
+std::optional<double> parseReal(std::string_view text) { return parseNumber<double>(text); }
 
 /// `%N` with N 2, 4, 8 or 16 (what a launch can derive), or `_`.
 std::optional<int64_t> parseDivisibility(std::string_view text) {
@@ -246,13 +241,7 @@ runtime::Expected<CompiledKernel> compileKernel(const JitKernel &kernel, const S
   if (!module)
     return module.error();
 
-  // The compiler's errors, with their locations (the user's C++ lines).
-  std::string errors;
-  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &diagnostic) {
-    if (diagnostic.getSeverity() == mlir::DiagnosticSeverity::Error)
-      llvm::raw_string_ostream(errors) << "\n" << diagnostic.getLocation() << ": error: " << diagnostic.str();
-    return mlir::success();
-  });
+  CollectedErrors errors(context); // the compiler's errors, at the user's C++ lines
   CompileOptions options;
   options.target = *target;
   options.numWarps = request.numWarps;
@@ -262,22 +251,29 @@ runtime::Expected<CompiledKernel> compileKernel(const JitKernel &kernel, const S
   options.dumpDirectory = request.dumpDirectory;
   auto failed = [&](llvm::Error error) {
     return runtime::Error(what + "failed to compile for " + target->name() + ": " + llvm::toString(std::move(error)) +
-                          errors);
+                          errors.text());
   };
-  if (request.resourceUsage) {
+  auto report = [&](const Artifacts &assembled) {
+    const ResourceUsage &usage = assembled.usage;
+    compiled.resources = ResourceReport{usage.registers,  usage.spillStores,  usage.spillLoads,
+                                        usage.stackFrame, usage.sharedMemory, assembled.sharedMemory};
+  };
+  // The report needs ptxas's word: a stage short of the cubin assembles a copy of the module for it.
+  bool assembles = *stage == Stage::Cubin || (*stage == Stage::Bundle && !findPtxas().empty());
+  if (request.resourceUsage && !assembles) {
     mlir::OwningOpRef<mlir::ModuleOp> copy((*module)->clone());
     CompileOptions reportOptions = options;
     reportOptions.dumpDirectory.clear();
-    auto report = compile(*copy, reportOptions, Stage::Cubin);
-    if (!report)
-      return failed(report.takeError());
-    const ResourceUsage &usage = report->usage;
-    compiled.resources = ResourceReport{usage.registers,    usage.spillStores,  usage.spillLoads,
-                                        usage.stackFrame,   usage.sharedMemory, report->sharedMemory};
+    auto assembled = compile(*copy, reportOptions, Stage::Cubin);
+    if (!assembled)
+      return failed(assembled.takeError());
+    report(*assembled);
   }
   auto artifacts = compile(**module, options, *stage);
   if (!artifacts)
     return failed(artifacts.takeError());
+  if (request.resourceUsage && assembles)
+    report(*artifacts);
   compiled.timings = artifacts->timings.str();
   switch (*stage) {
   case Stage::Brick:

@@ -7,7 +7,10 @@
 #include <chrono>
 #include <memory>
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -19,6 +22,28 @@ std::string hex(uint64_t value);
 std::string cacheDirectory();
 /// The compiler's version and commit: part of every disk-cache key.
 const char *compilerId();
+
+/// The errors `context` reports while this lives, as "\n<location>: error: <message>" lines (for DSL ops, the
+/// user's C++ lines).
+class CollectedErrors {
+public:
+  explicit CollectedErrors(mlir::MLIRContext &context);
+  const std::string &text() const { return text_; }
+
+private:
+  std::string text_;
+  mlir::ScopedDiagnosticHandler handler_;
+};
+
+/// A kernel's brick IR the interpreter runs, in a context of its own (a launch's specialization, an AOT bundle's IR).
+struct InterpretedKernel {
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  mlir::func::FuncOp function;
+
+  explicit InterpretedKernel(const mlir::DialectRegistry &registry)
+      : context(registry, mlir::MLIRContext::Threading::DISABLED) {}
+};
 
 /// One number per parameter saying what the specialization keeps of its argument, then the options and the
 /// device (its compute capability; 0 for the interpreter).

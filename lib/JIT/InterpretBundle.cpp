@@ -25,15 +25,6 @@ namespace brick {
 
 namespace {
 
-/// A bundle's brick IR, parsed once.
-struct ParsedBundle {
-  mlir::MLIRContext context;
-  mlir::OwningOpRef<mlir::ModuleOp> module;
-  mlir::func::FuncOp function;
-  explicit ParsedBundle(const mlir::DialectRegistry &registry)
-      : context(registry, mlir::MLIRContext::Threading::DISABLED) {}
-};
-
 template <class T> T read(void *value) {
   T result;
   std::memcpy(&result, value, sizeof(T));
@@ -45,15 +36,15 @@ runtime::Error interpretBundle(const runtime::KernelBundle &bundle, std::array<u
   if (bundle.brickIR.empty())
     return runtime::Error(what + "its bundle carries no brick IR (bundles from brick::compileKernel and --aot do)");
   static std::mutex mutex;
-  static std::map<uint64_t, std::shared_ptr<ParsedBundle>> parsed;
-  std::shared_ptr<ParsedBundle> kernel;
+  static std::map<uint64_t, std::shared_ptr<detail::InterpretedKernel>> parsed;
+  std::shared_ptr<detail::InterpretedKernel> kernel;
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto &entry = parsed[runtime::fnv1a(bundle.brickIR)];
     if (!entry) {
       mlir::DialectRegistry registry;
       registerPipelineDialects(registry);
-      auto fresh = std::make_shared<ParsedBundle>(registry);
+      auto fresh = std::make_shared<detail::InterpretedKernel>(registry);
       std::string errors;
       mlir::ScopedDiagnosticHandler handler(&fresh->context, [&](mlir::Diagnostic &diagnostic) {
         errors += "\n" + diagnostic.str();

@@ -16,18 +16,6 @@
 
 namespace brick::detail {
 
-namespace {
-/// A specialization built for the interpreter: its brick IR, in a context of its own.
-struct InterpretedKernel {
-  mlir::MLIRContext context;
-  mlir::OwningOpRef<mlir::ModuleOp> module;
-  mlir::func::FuncOp function;
-
-  explicit InterpretedKernel(const mlir::DialectRegistry &registry)
-      : context(registry, mlir::MLIRContext::Threading::DISABLED) {}
-};
-} // namespace
-
 runtime::Error interpretLaunch(const std::string &name, const std::vector<ParamInfo> &params, JitState &state,
                                const std::function<JitKernel()> &describe, Grid grid, const LaunchOptions &options,
                                const LaunchArg *args, size_t count) {

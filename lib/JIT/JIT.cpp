@@ -42,6 +42,13 @@ std::string cacheDirectory() {
 
 const char *compilerId() { return BRICK_COMPILER_ID; }
 
+CollectedErrors::CollectedErrors(mlir::MLIRContext &context)
+    : handler_(&context, [this](mlir::Diagnostic &diagnostic) {
+        if (diagnostic.getSeverity() == mlir::DiagnosticSeverity::Error)
+          llvm::raw_string_ostream(text_) << "\n" << diagnostic.getLocation() << ": error: " << diagnostic.str();
+        return mlir::success();
+      }) {}
+
 namespace {
 
 /// The largest of 1, 2, 4, 8 and 16 that divides `value`. Row strides and sizes of 1000 or 3000 elements are
@@ -196,15 +203,11 @@ runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &
   compileOptions.warpSpecialize = options.warpSpecialize;
   if (const char *dump = std::getenv("BRICK_DUMP_DIR"); dump && *dump)
     compileOptions.dumpDirectory = std::string(dump) + "/" + key;
-  mlir::ScopedDiagnosticHandler errors(&context, [&](mlir::Diagnostic &diagnostic) {
-    if (diagnostic.getSeverity() == mlir::DiagnosticSeverity::Error)
-      llvm::raw_string_ostream(damage) << "\n" << diagnostic.getLocation() << ": error: " << diagnostic.str();
-    return mlir::success();
-  });
+  CollectedErrors errors(context);
   auto artifacts = compile(**module, compileOptions, Stage::Bundle);
   if (!artifacts)
     return runtime::Error("kernel '" + kernel.name + "' failed to compile: " + llvm::toString(artifacts.takeError()) +
-                          damage);
+                          damage + errors.text());
   runtime::KernelBundle bundle = artifacts->bundle(*device);
   llvm::sys::fs::create_directories(directory);
   // A cache that cannot be written costs a recompile next time, nothing more.
