@@ -109,6 +109,8 @@ bool broadcastsTo(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to);
 std::string describe(mlir::Type type);
 /// "[64, 128]".
 std::string describeShape(llvm::ArrayRef<int64_t> shape);
+/// For trans: the order that moves dimension `axis` of a rank-`rank` block last, and the order that puts it back.
+std::pair<std::vector<int32_t>, std::vector<int32_t>> axisLastOrders(int rank, int axis);
 
 } // namespace brick::detail
 

@@ -33,6 +33,19 @@ RankedTensorType blockType(const char *what, const Tensor &x, Loc loc, bool allo
 
 } // namespace
 
+namespace detail {
+std::pair<std::vector<int32_t>, std::vector<int32_t>> axisLastOrders(int rank, int axis) {
+  std::vector<int32_t> toLast, back(rank);
+  for (int d = 0; d < rank; ++d)
+    if (d != axis)
+      toLast.push_back(d);
+  toLast.push_back(axis);
+  for (int d = 0; d < rank; ++d)
+    back[toLast[d]] = d;
+  return {toLast, back};
+}
+} // namespace detail
+
 Tensor join(const Tensor &a, const Tensor &b, Loc loc) {
   KernelBuilder *kb = KernelBuilder::current("join", loc);
   if (!kb)
@@ -85,9 +98,7 @@ Tensor cat(const Tensor &a, const Tensor &b, Loc loc) {
     return kb->poison();
   Tensor joined = join(a, b, loc); // [n, ..., 2]
   int rank = int(type.getRank());
-  std::vector<int32_t> order{rank};
-  for (int d = 0; d < rank; ++d)
-    order.push_back(d);
+  std::vector<int32_t> order = detail::axisLastOrders(rank + 1, 0).second; // the last dimension first
   std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
   shape[0] *= 2;
   return joined.trans(order, loc).reshape(shape, loc); // [2, n, ...] -> [2n, ...]: a's rows, then b's
@@ -120,15 +131,8 @@ Tensor flip(const Tensor &x, int axis, Loc loc) {
   Tensor y = x.reshape(expanded, loc);
   int expandedRank = int(expanded.size());
   for (int bit = 0; bit < bits; ++bit) {
-    int d = axis + bit;
-    // Move dimension d last, swap its two halves, move it back.
-    std::vector<int32_t> toLast, back(expandedRank);
-    for (int e = 0; e < expandedRank; ++e)
-      if (e != d)
-        toLast.push_back(e);
-    toLast.push_back(d);
-    for (int e = 0; e < expandedRank; ++e)
-      back[toLast[e]] = e;
+    // Move the bit's dimension last, swap its two halves, move it back.
+    auto [toLast, back] = detail::axisLastOrders(expandedRank, axis + bit);
     auto [low, high] = split(y.trans(toLast, loc), loc);
     y = join(high, low, loc).trans(back, loc);
   }

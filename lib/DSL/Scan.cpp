@@ -107,13 +107,7 @@ std::vector<Tensor> associative_scan(const std::vector<Tensor> &xs, int axis,
   if (axis < 0 || axis >= rank)
     return failAll("axis " + std::to_string(axis) + " is not a dimension of " + detail::describe(type), type);
   // The axis last, scanned, put back (reversed: flipped before and after).
-  std::vector<int32_t> toLast, back(rank);
-  for (int d = 0; d < rank; ++d)
-    if (d != axis)
-      toLast.push_back(d);
-  toLast.push_back(axis);
-  for (int d = 0; d < rank; ++d)
-    back[toLast[d]] = d;
+  auto [toLast, back] = detail::axisLastOrders(rank, axis);
   Tensors ys;
   for (const Tensor &x : xs) {
     Tensor y = axis == rank - 1 ? x : x.trans(toLast, loc);

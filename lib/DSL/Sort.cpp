@@ -38,12 +38,8 @@ Tensor sort(const Tensor &x, bool descending, Loc loc) {
       // [..., groups, 2, stride] -> [..., groups, stride, 2]: the pair (i, i ^ stride) along the last dimension.
       std::vector<int64_t> pairsShape = leading;
       pairsShape.insert(pairsShape.end(), {groups, 2, stride});
-      int rank = int(pairsShape.size());
-      std::vector<int32_t> pairLast;
-      for (int d = 0; d < rank - 2; ++d)
-        pairLast.push_back(d);
-      pairLast.push_back(rank - 1);
-      pairLast.push_back(rank - 2);
+      // Swapping the last two dimensions is its own inverse.
+      std::vector<int32_t> pairLast = detail::axisLastOrders(int(pairsShape.size()), int(pairsShape.size()) - 2).first;
       auto [a, b] = split(y.reshape(pairsShape, loc).trans(pairLast, loc), loc); // [..., groups, stride] each
       // Pairs in group g ascend where bit `size` of their index is clear (the final stage: everywhere).
       Tensor group = arange(0, groups, loc) * (2 * stride);
@@ -77,13 +73,8 @@ Tensor topk(const Tensor &x, int64_t k, Loc loc) {
   for (int64_t size = n; size > k; size /= 2) {
     std::vector<int64_t> halves(shape.begin(), shape.end() - 1);
     halves.insert(halves.end(), {2, size / 2});
-    int rank = int(halves.size());
-    std::vector<int32_t> order;
-    for (int d = 0; d < rank - 2; ++d)
-      order.push_back(d);
-    order.push_back(rank - 1);
-    order.push_back(rank - 2);
-    y = split(y.reshape(halves, loc).trans(order, loc), loc).first;
+    y = split(y.reshape(halves, loc).trans(detail::axisLastOrders(int(halves.size()), int(halves.size()) - 2).first, loc),
+              loc).first;
   }
   return y;
 }
