@@ -9,6 +9,7 @@
 
 #include "brick/JIT/Autotune.h"
 #include "host.h"
+#include "Philox.h"
 #include "vector_add.h"
 
 #include <gtest/gtest.h>
@@ -226,18 +227,6 @@ TEST_P(Examples, MoeBf16) {
     EXPECT_PASSES(examples::runMoe(device(), tokens));
 }
 
-// Philox as written out in the Random123 paper: what randint4x must give, bit for bit, on every device.
-std::array<uint32_t, 4> philox(std::array<uint32_t, 4> c, uint32_t k0, uint32_t k1) {
-  for (int round = 0; round < 10; ++round) {
-    uint64_t productA = uint64_t(0xD2511F53u) * c[0], productB = uint64_t(0xCD9E8D57u) * c[2];
-    c = {uint32_t(productB >> 32) ^ c[1] ^ k0, uint32_t(productB), uint32_t(productA >> 32) ^ c[3] ^ k1,
-         uint32_t(productA)};
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  return c;
-}
-
 TEST_P(Examples, RandomNumbersAreTheSameEverywhere) {
   auto kernel = brick::kernel("random", [](Ptr<i32> bits, Ptr<f32> uniforms, Ptr<f32> normals, Long seed, Int n,
                                            Const<int> BLOCK) {
@@ -262,13 +251,10 @@ TEST_P(Examples, RandomNumbersAreTheSameEverywhere) {
   ASSERT_TRUE(failure.empty()) << failure;
   for (int i = 0; i < n; ++i) {
     uint64_t offset = uint64_t(i) * 0x100000001ull;
-    auto expected = philox({uint32_t(offset), uint32_t(offset >> 32), 0, 0}, uint32_t(seed), uint32_t(uint64_t(seed) >> 32));
+    auto expected = brick::test::philox({uint32_t(offset), uint32_t(offset >> 32), 0, 0}, uint32_t(seed), uint32_t(uint64_t(seed) >> 32));
     for (int k = 0; k < 4; ++k)
       ASSERT_EQ(uint32_t(gotBits[4 * i + k]), expected[k]) << "element " << i << ", block " << k;
-    auto uniform = [](uint32_t b) {
-      int32_t x = int32_t(b);
-      return float(x < 0 ? -(x + 1) : x) * 4.6566127342e-10f;
-    };
+    using brick::test::uniform;
     ASSERT_EQ(gotUniforms[i], uniform(expected[0])) << i;
     double u1 = std::max(1.0e-7f, uniform(expected[0])), u2 = uniform(expected[1]);
     double normal = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
