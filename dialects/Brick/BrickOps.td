@@ -274,6 +274,36 @@ def Brick_ReduceReturnOp : Brick_Op<"reduce.return", [Pure, Terminator, ReturnLi
   let assemblyFormat = "$results attr-dict `:` type($results)";
 }
 
+def Brick_ScanOp : Brick_Op<"scan", [RecursiveMemoryEffects, SingleBlock]> {
+  let summary = "Inclusive scan of blocks along an axis with an associative combiner region";
+  let description = [{
+    Scans N blocks of one shape together along `axis`: element i of each result combines elements 0..i of the
+    sources in order (`reverse`: elements i..end, from the end), `combine(accumulated, next)`. The combiner takes
+    2N scalars (the N accumulated values, then the N next ones) and yields N with `brick.scan.return`; it must be
+    associative (the GPU combines in a tree), not commutative: the order of operands is kept.
+    ```mlir
+    %c = brick.scan(%x) axis = 0 reverse = false : (tensor<128xf32>) -> tensor<128xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %0 = arith.addf %a, %b : f32
+      brick.scan.return %0 : f32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Brick_Block>:$srcs, I32Attr:$axis, BoolAttr:$reverse);
+  let results = (outs Variadic<Brick_Block>:$results);
+  let regions = (region SizedRegion<1>:$combiner);
+  let assemblyFormat = [{
+    `(` $srcs `)` `axis` `=` $axis `reverse` `=` $reverse attr-dict `:` functional-type($srcs, $results) $combiner
+  }];
+  let hasRegionVerifier = 1;
+}
+
+def Brick_ScanReturnOp : Brick_Op<"scan.return", [Pure, Terminator, ReturnLike, HasParent<"ScanOp">]> {
+  let summary = "Yield the combined values of a scan combiner";
+  let arguments = (ins Variadic<Brick_Scalar>:$results);
+  let assemblyFormat = "$results attr-dict `:` type($results)";
+}
+
 //===----------------------------------------------------------------------===//
 // Debugging
 //===----------------------------------------------------------------------===//

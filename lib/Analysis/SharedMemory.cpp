@@ -39,6 +39,15 @@ unsigned mlir::brick::getWarpsAlongAxis(RankedTensorType type, unsigned axis) {
   return warps;
 }
 
+int64_t mlir::brick::getScanRunsAcrossWarps(RankedTensorType type, unsigned axis) {
+  brickgpu::LinearLayout layout = brickgpu::getLinearLayout(type);
+  int64_t lowestWarpStep = 0;
+  for (const auto &basis : layout.getWarpBases())
+    if (basis[axis] > 0 && (lowestWarpStep == 0 || basis[axis] < lowestWarpStep))
+      lowestWarpStep = basis[axis];
+  return lowestWarpStep == 0 ? 1 : std::max<int64_t>(1, type.getDimSize(axis) / lowestWarpStep);
+}
+
 namespace {
 int64_t blockBytes(Type type) {
   auto tensor = cast<RankedTensorType>(type);
@@ -68,6 +77,21 @@ int64_t mlir::brick::getScratchBytes(Operation *op) {
         int64_t bytes = 0;
         for (Value operand : reduce.getSrcs())
           bytes += llvm::alignTo(warps * outputs * getSharedElementBytes(getElementTypeOrSelf(operand.getType())), 16);
+        return bytes;
+      })
+      .Case([](ScanOp scan) -> int64_t {
+        auto src = cast<RankedTensorType>(scan.getSrcs().front().getType());
+        if (!brickgpu::getLayout(src))
+          return 0;
+        int64_t runs = getScanRunsAcrossWarps(src, scan.getAxis());
+        if (runs == 1)
+          return 0;
+        // Each run's total, per scanned line (the coordinates but the axis), per operand, and one slot the
+        // threads that hold no total write to.
+        int64_t lines = src.getNumElements() / src.getDimSize(scan.getAxis());
+        int64_t bytes = 0;
+        for (Value operand : scan.getSrcs())
+          bytes += llvm::alignTo((runs * lines + 1) * getSharedElementBytes(getElementTypeOrSelf(operand.getType())), 16);
         return bytes;
       })
       .Case([](DotOp dot) -> int64_t {

@@ -1,10 +1,7 @@
 //===- Scan.cpp - associative_scan, cumsum, cumprod: inclusive scans along an axis -------------------------===//
 //
-// Composed from split/join (so every device scans alike): the pairs (x[2j], x[2j+1]) combine into a scan of half
-// the length, whose values are the odd results; each even result combines the odd result before it with its own
-// element. "The odd result before it" shifts a block by one along the axis, itself a halving recursion. For n
-// elements: log2(n) levels, each with a shift of log2 depth: O(log^2 n) block ops. A first version: the dedicated
-// lowering (in-thread, shfl.sync.up, then across warps through shared memory) is still to come.
+// brick.scan with the user's combiner traced once, on scalars, as its region. The GPU lowering scans in
+// registers, across lanes and across warps (ScanOpToLLVM.cpp); the interpreter in log2(n) whole-block steps.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,59 +14,8 @@ using namespace mlir;
 namespace brick {
 
 namespace {
-
-std::vector<int64_t> pairsOf(std::vector<int64_t> leading, int64_t n) {
-  leading.insert(leading.end(), {n / 2, 2});
-  return leading;
-}
-
-std::vector<int64_t> lastIs(std::vector<int64_t> leading, int64_t n) {
-  leading.push_back(n);
-  return leading;
-}
-
 using Tensors = std::vector<Tensor>;
-using Combine = std::function<Tensors(Tensors, Tensors)>;
-
-/// Each operand's even and odd elements along the last dimension.
-std::pair<Tensors, Tensors> halves(const Tensors &xs, const std::vector<int64_t> &leading, int64_t n, Loc loc) {
-  Tensors even, odd;
-  for (const Tensor &x : xs) {
-    auto [e, o] = split(x.reshape(pairsOf(leading, n), loc), loc);
-    even.push_back(e), odd.push_back(o);
-  }
-  return {even, odd};
-}
-
-Tensors interleaved(const Tensors &even, const Tensors &odd, const std::vector<int64_t> &leading, int64_t n, Loc loc) {
-  Tensors out;
-  for (size_t i = 0; i < even.size(); ++i)
-    out.push_back(join(even[i], odd[i], loc).reshape(lastIs(leading, n), loc));
-  return out;
-}
-
-/// result[j] = t[j - 1] along the last dimension (result[0] is one of t's values: callers mask it).
-Tensors shiftedByOne(const Tensors &t, const std::vector<int64_t> &leading, int64_t n, Loc loc) {
-  if (n == 1)
-    return t;
-  auto [even, odd] = halves(t, leading, n, loc); // t[2k], t[2k + 1]
-  // result[2k + 1] = t[2k]; result[2k] = t[2k - 1] = odd[k - 1].
-  return interleaved(shiftedByOne(odd, leading, n / 2, loc), even, leading, n, loc);
-}
-
-Tensors scanLast(const Tensors &xs, const std::vector<int64_t> &leading, int64_t n, const Combine &combine, Loc loc) {
-  if (n == 1)
-    return xs;
-  auto [even, odd] = halves(xs, leading, n, loc);
-  Tensors odds = scanLast(combine(even, odd), leading, n / 2, combine, loc); // x[0] .. x[2j + 1]
-  Tensors before = shiftedByOne(odds, leading, n / 2, loc);                  // x[0] .. x[2j - 1]
-  Tensor first = Operand(arange(0, n / 2, loc), loc) == Operand(0, loc);
-  Tensors combined = combine(before, even), evens;
-  for (size_t i = 0; i < xs.size(); ++i)
-    evens.push_back(where(first, even[i], combined[i], loc));
-  return interleaved(evens, odds, leading, n, loc);
-}
-
+using detail::Access;
 } // namespace
 
 std::vector<Tensor> associative_scan(const std::vector<Tensor> &xs, int axis,
@@ -104,32 +50,61 @@ std::vector<Tensor> associative_scan(const std::vector<Tensor> &xs, int axis,
     type = block;
   }
   int rank = int(type.getRank());
+  if (axis < 0)
+    axis += rank;
   if (axis < 0 || axis >= rank)
     return failAll("axis " + std::to_string(axis) + " is not a dimension of " + detail::describe(type), type);
-  // The axis last, scanned, put back (reversed: flipped before and after).
-  auto [toLast, back] = detail::axisLastOrders(rank, axis);
-  Tensors ys;
+  SmallVector<Value> srcs;
+  SmallVector<Type> elementTypes;
   for (const Tensor &x : xs) {
-    Tensor y = axis == rank - 1 ? x : x.trans(toLast, loc);
-    ys.push_back(reverse ? flip(y, rank - 1, loc) : y);
+    srcs.push_back(detail::Access::value(x));
+    elementTypes.push_back(getElementTypeOrSelf(srcs.back().getType()));
   }
-  std::vector<int64_t> shape = ys.front().shape(loc);
-  std::vector<int64_t> leading(shape.begin(), shape.end() - 1);
-  // The combiner must keep the blocks' shapes and types.
-  Tensors probe = combine(ys, ys);
-  if (probe.size() != ys.size())
-    return failAll("the combiner returns " + std::to_string(probe.size()) + " blocks for " +
-                   std::to_string(ys.size()), type);
-  for (size_t i = 0; i < ys.size(); ++i)
-    if (!probe[i].isSet() || probe[i].shape(loc) != shape || probe[i].dtype() != ys[i].dtype())
-      return failAll("the combiner must return blocks of its operands' shapes and types, elementwise", type);
-  ys = scanLast(ys, leading, shape.back(), combine, loc);
-  for (Tensor &y : ys) {
-    if (reverse)
-      y = flip(y, rank - 1, loc);
-    if (axis != rank - 1)
-      y = y.trans(back, loc);
+  OpBuilder &builder = kb->builder();
+  Location l = kb->location(loc);
+  auto scan = bir::ScanOp::create(builder, l, ValueRange(srcs).getTypes(), srcs, axis, reverse);
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    SmallVector<Type> argumentTypes(elementTypes);
+    argumentTypes.append(elementTypes.begin(), elementTypes.end());
+    mlir::Block *body =
+        builder.createBlock(&scan.getCombiner(), {}, argumentTypes, SmallVector<Location>(argumentTypes.size(), l));
+    Tensors accumulated, next;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      accumulated.push_back(Access::wrap(body->getArgument(i)));
+      next.push_back(Access::wrap(body->getArgument(xs.size() + i)));
+    }
+    Tensors combined = combine(accumulated, next);
+    SmallVector<Value> yielded;
+    bool fits = combined.size() == xs.size();
+    for (size_t i = 0; fits && i < xs.size(); ++i) {
+      Value v = combined[i].isSet() ? kb->use(combined[i], "associative_scan combiner", loc) : Value();
+      if (!v || kb->isPoison(v)) {
+        fits = false; // the combiner's own error was reported
+        break;
+      }
+      if (v.getType() != elementTypes[i]) {
+        kb->error(loc, "associative_scan: the combiner must return scalars of its operands' types: value " +
+                           std::to_string(i) + " is " + detail::describe(v.getType()) + ", expected " +
+                           detail::describe(elementTypes[i]));
+        fits = false;
+        break;
+      }
+      yielded.push_back(v);
+    }
+    if (!fits && combined.size() != xs.size())
+      kb->error(loc, "associative_scan: the combiner returns " + std::to_string(combined.size()) + " values for " +
+                         std::to_string(xs.size()) + " operands");
+    if (!fits) {
+      yielded.clear();
+      for (Type t : elementTypes)
+        yielded.push_back(kb->constant(t, 0, loc));
+    }
+    bir::ScanReturnOp::create(builder, l, yielded);
   }
+  Tensors ys;
+  for (Value result : scan.getResults())
+    ys.push_back(Access::wrap(result));
   return ys;
 }
 

@@ -93,6 +93,7 @@ private:
   llvm::Error runOp(mlir::Operation *op);
   llvm::Error runDot(mlir::brick::DotOp dot);
   llvm::Error runReduce(mlir::brick::ReduceOp reduce);
+  llvm::Error runScan(mlir::brick::ScanOp scan);
   llvm::Error runFor(mlir::scf::ForOp loop);
   llvm::Error runIf(mlir::scf::IfOp branch);
   llvm::Error runWhile(mlir::scf::WhileOp loop);

@@ -229,6 +229,8 @@ llvm::Error Program::runOp(Operation *op) {
     return runDot(dot);
   if (auto reduce = dyn_cast<mlir::brick::ReduceOp>(op))
     return runReduce(reduce);
+  if (auto scan = dyn_cast<mlir::brick::ScanOp>(op))
+    return runScan(scan);
   if (auto forOp = dyn_cast<scf::ForOp>(op))
     return runFor(forOp);
   if (auto ifOp = dyn_cast<scf::IfOp>(op))
@@ -379,6 +381,55 @@ llvm::Error Program::runReduce(mlir::brick::ReduceOp reduce) {
   for (size_t k = 0; k < count; ++k) {
     current[k].shape = shapeOf(reduce.getResult(k).getType());
     set(reduce.getResult(k), std::move(current[k]));
+  }
+  return llvm::Error::success();
+}
+
+// Hillis and Steele: after the step with distance d, element i holds the combination of the 2d elements ending
+// at i (in scan order), so log2(length) runs of the combiner's ops, each over a whole block, scan the axis. The
+// earlier elements are always the combiner's first operands: the order of a non-commutative combiner is kept.
+llvm::Error Program::runScan(mlir::brick::ScanOp scan) {
+  auto sources = scan.getSrcs();
+  llvm::SmallVector<int64_t, 2> shape = shapeOf(sources[0].getType());
+  unsigned axis = scan.getAxis();
+  int64_t outer = elementCount(llvm::ArrayRef<int64_t>(shape).take_front(axis)), length = shape[axis],
+          inner = elementCount(llvm::ArrayRef<int64_t>(shape).drop_front(axis + 1));
+  bool reverse = scan.getReverse();
+  std::vector<Block> current = getAll(sources);
+  mlir::Block &combiner = scan.getCombiner().front();
+  size_t count = sources.size();
+  for (int64_t d = 1; d < length; d *= 2) {
+    // The elements that change: d..length-1 in scan order, each with the one d before it.
+    int64_t changing = length - d;
+    llvm::SmallVector<int64_t, 2> partShape = {outer * changing * inner};
+    auto index = [&](size_t i, int64_t back) { // element i of the changing part, or the one `back` before it
+      int64_t o = int64_t(i) / (changing * inner), rest = int64_t(i) % (changing * inner);
+      int64_t position = d + rest / inner - back, within = rest % inner;
+      if (reverse)
+        position = length - 1 - position;
+      return size_t((o * length + position) * inner + within);
+    };
+    for (size_t k = 0; k < count; ++k) {
+      set(combiner.getArgument(k), gather(current[k], partShape, [&](size_t i) { return index(i, d); }));
+      set(combiner.getArgument(count + k), gather(current[k], partShape, [&](size_t i) { return index(i, 0); }));
+    }
+    auto terminator = runBlock(combiner);
+    if (!terminator)
+      return terminator.takeError();
+    for (size_t k = 0; k < count; ++k) {
+      const Block &combined = get((*terminator)->getOperand(k));
+      Block part = combined.size() == 1 ? broadcast(Block{{}, combined.ints, combined.reals}, partShape) : combined;
+      for (size_t i = 0; i < size_t(partShape[0]); ++i) {
+        if (part.isReal())
+          current[k].reals[index(i, 0)] = part.reals[i];
+        else
+          current[k].ints[index(i, 0)] = part.ints[i];
+      }
+    }
+  }
+  for (size_t k = 0; k < count; ++k) {
+    current[k].shape = shape;
+    set(scan.getResult(k), std::move(current[k]));
   }
   return llvm::Error::success();
 }

@@ -3,7 +3,7 @@
 // Conversions between layouts cost a round trip through shared memory. Two rewrites remove them:
 //   * recompute: convert_layout(v, L) where v is cheap to recompute from scalars (constants, splats, ranges,
 //     and elementwise/pointer arithmetic, expand_dims and broadcast over them) becomes v recomputed in L;
-//   * sink: an elementwise op or reduction whose operands come converted from one layout L (at least one
+//   * sink: an elementwise op, reduction or scan whose operands come converted from one layout L (at least one
 //     of them from a value that is not cheap to recompute) runs in L instead, and its result is converted.
 // Sinking moves conversions towards users, where they meet the conversions coalescing put in front of
 // stores and cancel. Recomputing never undoes a sink: it needs every operand to be cheap to recompute.
@@ -179,16 +179,20 @@ struct SinkConversionThroughElementwise : RewritePattern {
   }
 };
 
-struct SinkConversionThroughReduce : OpRewritePattern<ReduceOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ReduceOp op, PatternRewriter &rewriter) const override {
+/// A reduction or scan whose operands all come converted from one layout runs in that layout (a scan keeps it;
+/// a reduction gives its slice), and its results are converted.
+template <typename AxisOp> struct SinkConversionThroughAxisOp : OpRewritePattern<AxisOp> {
+  using OpRewritePattern<AxisOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(AxisOp op, PatternRewriter &rewriter) const override {
     std::optional<Attribute> layout = commonSourceLayout(op, op.getSrcs());
     if (!layout || !llvm::all_of(op.getSrcs(), [](Value v) { return v.getDefiningOp<ConvertLayoutOp>(); }))
       return failure();
     auto distributed = dyn_cast<DistributedLayoutAttr>(*layout);
     if (!distributed)
       return failure();
-    Attribute resultLayout = SliceEncodingAttr::get(op->getContext(), op.getAxis(), distributed);
+    Attribute resultLayout = distributed;
+    if constexpr (std::is_same_v<AxisOp, ReduceOp>)
+      resultLayout = SliceEncodingAttr::get(op->getContext(), op.getAxis(), distributed);
     rewriter.setInsertionPointAfter(op);
     rewriter.modifyOpInPlace(op, [&] {
       for (OpOperand &operand : op->getOpOperands())
@@ -256,7 +260,8 @@ struct RemoveLayoutConversionsPass : impl::BrickGPURemoveLayoutConversionsBase<R
       return signalPassFailure();
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
-    patterns.add<RecomputeInTargetLayout, SinkConversionThroughElementwise, SinkConversionThroughReduce>(context);
+    patterns.add<RecomputeInTargetLayout, SinkConversionThroughElementwise,
+                 SinkConversionThroughAxisOp<ReduceOp>, SinkConversionThroughAxisOp<ScanOp>>(context);
     ConvertLayoutOp::getCanonicalizationPatterns(patterns, context);
     FrozenRewritePatternSet frozen(std::move(patterns));
     // Rounds of cleanup and loop re-layout; a loop value changes layout at most once, so this ends.

@@ -386,6 +386,67 @@ TEST_P(Examples, CumsumAndRunningMaxAtRaggedSizes) {
   }
 }
 
+TEST_P(Examples, ScansKeepTheCombinersOrderOnEveryLayout) {
+  // Composing affine maps x -> a*x + b is associative but not commutative: any element combined out of order,
+  // or twice, or not at all, changes the result. Two operands (a, b) scan together, over 1-D and 2-D blocks whose
+  // layouts put the axis in registers only, in lanes, in warps and in registers again above the warps, forwards
+  // and in reverse.
+  auto kernel = brick::kernel("affine_scan", [](Ptr<i32> outA, Ptr<i32> outB, Ptr<i32> inA, Ptr<i32> inB,
+                                                Const<int> ROWS, Const<int> COLS, Const<int> AXIS, Const<bool> REVERSE) {
+    Tensor offsets = ROWS == 1 ? arange(0, COLS) : arange(0, ROWS).column() * COLS + arange(0, COLS).row();
+    std::vector<Tensor> scanned = associative_scan(
+        {load(inA + offsets), load(inB + offsets)}, AXIS,
+        [](std::vector<Tensor> first, std::vector<Tensor> then) {
+          return std::vector<Tensor>{first[0] * then[0], first[1] * then[0] + then[1]};
+        },
+        REVERSE);
+    store(outA + offsets, scanned[0]);
+    store(outB + offsets, scanned[1]);
+  });
+  struct Case {
+    int rows, cols, axis;
+    unsigned warps;
+  };
+  std::vector<Case> cases = {{1, 8, 0, 1},    {1, 32, 0, 1},   {1, 128, 0, 4}, {1, 1024, 0, 4}, {1, 4096, 0, 4},
+                             {1, 4096, 0, 8}, {1, 2048, 0, 1}, {4, 512, 1, 4}, {64, 32, 0, 4}, {16, 64, 0, 8},
+                             {16, 64, 1, 8},  {128, 8, 0, 4},  {8, 256, 0, 2}};
+  for (const Case &c : cases)
+    for (bool reverse : {false, true}) {
+      SCOPED_TRACE(std::to_string(c.rows) + "x" + std::to_string(c.cols) + " axis " + std::to_string(c.axis) +
+                   ", " + std::to_string(c.warps) + " warps" + (reverse ? ", reverse" : ""));
+      int count = c.rows * c.cols;
+      std::vector<int32_t> a(count), b(count);
+      for (int i = 0; i < count; ++i) {
+        a[i] = int32_t((uint32_t(i) * 2654435761u) >> 28) | 1; // odd: no product collapses to 0
+        b[i] = int32_t((uint32_t(i) * 40503u + 7u) % 1000u);
+      }
+      auto dA = examples::host::upload(device(), a.data(), a.size() * 4);
+      auto dB = examples::host::upload(device(), b.data(), b.size() * 4);
+      auto outA = examples::host::poisoned(device(), count * 4), outB = examples::host::poisoned(device(), count * 4);
+      ASSERT_TRUE(dA && dB && outA && outB);
+      ASSERT_FALSE(kernel.launch(Grid{1}, LaunchOptions{.numWarps = c.warps, .device = &device()}, *outA, *outB, *dA,
+                                 *dB, c.rows, c.cols, c.axis, reverse));
+      std::string failure;
+      auto gotA = examples::host::download<int32_t>(*outA, count, failure);
+      auto gotB = examples::host::download<int32_t>(*outB, count, failure);
+      ASSERT_TRUE(failure.empty()) << failure;
+      int lines = c.axis == 0 ? c.cols : c.rows, length = c.axis == 0 ? c.rows : c.cols;
+      if (c.rows == 1)
+        lines = 1, length = c.cols;
+      for (int line = 0; line < lines; ++line) {
+        uint32_t accA = 1, accB = 0;
+        for (int step = 0; step < length; ++step) {
+          int along = reverse ? length - 1 - step : step;
+          int at = c.rows == 1 ? along : c.axis == 0 ? along * c.cols + line : line * c.cols + along;
+          accB = accB * uint32_t(a[at]) + uint32_t(b[at]);
+          accA = accA * uint32_t(a[at]);
+          ASSERT_EQ(uint32_t(gotA[at]), accA) << "line " << line << ", element " << along;
+          ASSERT_EQ(uint32_t(gotB[at]), accB) << "line " << line << ", element " << along;
+        }
+      }
+    }
+}
+
 // Named by where they run: Gpu/Examples.VectorAdd/Gpu, Interpreter/Examples.VectorAdd/Interpreter.
 std::string whereName(const ::testing::TestParamInfo<Where> &info) {
   return info.param == Where::Gpu ? "Gpu" : "Interpreter";

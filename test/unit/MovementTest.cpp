@@ -205,9 +205,15 @@ TEST(Scan, MisuseIsAnErrorAtTheUsersLine) {
   auto shape = kernel("shape", [](Ptr<f32> out) {
     store(out + arange(0, 8), associative_scan(zeros<f32>({8}), 0, [](Tensor a, Tensor) { return sum(a, 0); }));
   });
+  // The combiner runs on scalars: a block op in it is an error at the user's line.
   BuildResult built = shape.build();
   EXPECT_THAT(built.errors(), HasSubstr("MovementTest.cpp"));
-  EXPECT_THAT(built.errors(), HasSubstr("the combiner must return blocks of its operands' shapes and types"));
+  EXPECT_THAT(built.errors(), HasSubstr("sum: cannot reduce a scalar (f32)"));
+  auto type = kernel("type", [](Ptr<f32> out) {
+    store(out + arange(0, 8), associative_scan(zeros<f32>({8}), 0, [](Tensor a, Tensor) { return a.to(DType::I32); }));
+  });
+  EXPECT_THAT(type.build().errors(),
+              HasSubstr("the combiner must return scalars of its operands' types: value 0 is i32, expected f32"));
 }
 
 TEST(Movement, CompilesForTheGpu) {

@@ -30,6 +30,11 @@ bool isNoOpConversion(RankedTensorType from, RankedTensorType to);
 /// combines that many partial results through shared memory.
 unsigned getWarpsAlongAxis(RankedTensorType type, unsigned axis);
 
+/// A scan along `axis` of a block of this type scans within each warp the aligned runs of 2^k elements below
+/// the lowest bit of the axis a warp carries, then combines the runs' totals through shared memory: how many
+/// runs there are along the axis (1: the scan needs no shared memory).
+int64_t getScanRunsAcrossWarps(RankedTensorType type, unsigned axis);
+
 } // namespace mlir::brick
 
 #endif // BRICK_ANALYSIS_SHAREDMEMORY_H

@@ -192,10 +192,11 @@ Tensor reduce(const Tensor &x, int axis, const std::function<Tensor(Tensor, Tens
               Loc loc = Loc::current());
 
 /// Inclusive scan along `axis` (reversed: from the end): result[i] = x[0] op x[1] op ... op x[i]. `combine` must be
-/// associative and elementwise over blocks (it is applied to whole blocks): [](Tensor a, Tensor b) { return a + b; }.
+/// associative (not necessarily commutative) and is called on scalars, the earlier elements first:
+/// [](Tensor a, Tensor b) { return a + b; }.
 Tensor associative_scan(const Tensor &x, int axis, const std::function<Tensor(Tensor, Tensor)> &combine,
                         bool reverse = false, Loc loc = Loc::current());
-/// Several blocks of one shape scanned together: `combine` takes and returns one block per operand (an
+/// Several blocks of one shape scanned together: `combine` takes and returns one scalar per operand (an
 /// argmax-style running maximum carries the value and its index).
 std::vector<Tensor> associative_scan(const std::vector<Tensor> &xs, int axis,
                                      const std::function<std::vector<Tensor>(std::vector<Tensor>, std::vector<Tensor>)> &combine,

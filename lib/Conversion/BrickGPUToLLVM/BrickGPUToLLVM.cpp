@@ -70,6 +70,7 @@ struct ConvertBrickGPUToLLVMPass : impl::ConvertBrickGPUToLLVMBase<ConvertBrickG
     lowering::populateElementwisePatterns(converter, patterns, loweringContext);
     lowering::populateMemoryPatterns(converter, patterns, loweringContext);
     lowering::populateReducePatterns(converter, patterns, loweringContext);
+    lowering::populateScanPatterns(converter, patterns, loweringContext);
     lowering::populateLayoutPatterns(converter, patterns, loweringContext);
     lowering::populateDotPatterns(converter, patterns, loweringContext);
     lowering::populateMmaDotPatterns(converter, patterns, loweringContext);

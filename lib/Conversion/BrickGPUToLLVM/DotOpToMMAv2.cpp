@@ -88,15 +88,16 @@ struct MmaV2DotLowering : ConvertOpToLLVMPattern<DotOp> {
     auto word = [&](Operand &source, unsigned first, Part part) -> Value {
       if (Value known = words.lookup({&source, first, part}))
         return known;
-      Value vector = LLVM::UndefOp::create(b, loc, VectorType::get({kWidth}, llvmInput));
+      SmallVector<Value> elements;
       for (unsigned i = 0; i < kWidth; ++i) {
         Value x = source.get(first + i);
         if (part != Part::Whole) {
           Value big = toTf32(x);
           x = part == Part::Big ? big : toTf32(LLVM::FSubOp::create(b, loc, x, big));
         }
-        vector = LLVM::InsertElementOp::create(b, loc, vector, x, i32Constant(b, loc, i));
+        elements.push_back(x);
       }
+      Value vector = buildVector(b, loc, VectorType::get({kWidth}, llvmInput), elements);
       Value packed = inputElement.isF16() ? vector : Value(LLVM::BitcastOp::create(b, loc, i32, vector));
       return words[{&source, first, part}] = packed;
     };

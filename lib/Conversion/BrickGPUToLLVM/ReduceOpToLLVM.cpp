@@ -14,55 +14,13 @@
 
 #include "brick/Analysis/SharedMemory.h"
 
-#include "mlir/IR/IRMapping.h"
 
 namespace mlir::brick::lowering {
 namespace {
 using brickgpu::LinearLayout;
 
-/// shfl.sync.bfly of any scalar: narrower values travel in an i32, 64-bit ones as two.
-Value shuffleXor(OpBuilder &b, Location loc, Value value, unsigned laneMask) {
-  Type type = value.getType();
-  Type i32 = b.getI32Type();
-  auto shuffle32 = [&](Value word) {
-    return NVVM::ShflOp::create(b, loc, i32, i32Constant(b, loc, -1), word, i32Constant(b, loc, laneMask),
-                                i32Constant(b, loc, 0x1f), NVVM::ShflKind::bfly, UnitAttr())
-        .getResult();
-  };
-  Value asInt = bitcastToInt(b, loc, value);
-  unsigned bits = asInt.getType().getIntOrFloatBitWidth();
-  if (bits == 64) {
-    Value low = LLVM::TruncOp::create(b, loc, i32, asInt);
-    Value high = LLVM::TruncOp::create(b, loc, i32,
-                                       LLVM::LShrOp::create(b, loc, asInt, constantLike(b, loc, asInt.getType(), 32)));
-    low = LLVM::ZExtOp::create(b, loc, asInt.getType(), shuffle32(low));
-    high = LLVM::ZExtOp::create(b, loc, asInt.getType(), shuffle32(high));
-    Value joined = LLVM::OrOp::create(b, loc, low, LLVM::ShlOp::create(b, loc, high, constantLike(b, loc, asInt.getType(), 32)));
-    return bitcastFromInt(b, loc, joined, type);
-  }
-  Value word = bits == 32 ? asInt : Value(LLVM::ZExtOp::create(b, loc, i32, asInt));
-  Value shuffled = shuffle32(word);
-  if (bits != 32)
-    shuffled = LLVM::TruncOp::create(b, loc, asInt.getType(), shuffled);
-  return type.isInteger() ? shuffled : bitcastFromInt(b, loc, shuffled, type);
-}
-
 struct ReduceLowering : ConvertOpToLLVMPattern<ReduceOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-
-  /// The combiner applied to (accumulated, next), inlined.
-  SmallVector<Value> combine(ReduceOp op, OpBuilder &b, ArrayRef<Value> accumulated, ArrayRef<Value> next) const {
-    Block &body = op.getCombiner().front();
-    IRMapping mapping;
-    for (auto [i, value] : llvm::enumerate(accumulated))
-      mapping.map(body.getArgument(i), value);
-    for (auto [i, value] : llvm::enumerate(next))
-      mapping.map(body.getArgument(accumulated.size() + i), value);
-    for (Operation &inner : body.without_terminator())
-      b.clone(inner, mapping);
-    auto ret = cast<ReduceReturnOp>(body.getTerminator());
-    return llvm::map_to_vector(ret.getResults(), [&](Value v) { return mapping.lookupOrDefault(v); });
-  }
 
   LogicalResult matchAndRewrite(ReduceOp op, OpAdaptor adaptor, ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
@@ -102,7 +60,7 @@ struct ReduceLowering : ConvertOpToLLVMPattern<ReduceOp> {
       while (values.size() > 1) {
         SmallVector<SmallVector<Value>> next;
         for (size_t i = 0; i + 1 < values.size(); i += 2)
-          next.push_back(combine(op, b, values[i], values[i + 1]));
+          next.push_back(inlineCombiner(b, op.getCombiner(), values[i], values[i + 1]));
         if (values.size() % 2)
           next.push_back(values.back());
         values = std::move(next);
@@ -115,8 +73,8 @@ struct ReduceLowering : ConvertOpToLLVMPattern<ReduceOp> {
       if (basis[axis] == 0)
         continue;
       for (auto &acc : accumulators) {
-        SmallVector<Value> other = llvm::map_to_vector(acc, [&](Value v) { return shuffleXor(b, loc, v, 1u << bit); });
-        acc = combine(op, b, acc, other);
+        SmallVector<Value> other = llvm::map_to_vector(acc, [&](Value v) { return shuffle(b, loc, v, i32Constant(b, loc, 1u << bit), NVVM::ShflKind::bfly); });
+        acc = inlineCombiner(b, op.getCombiner(), acc, other);
       }
     }
 
@@ -180,7 +138,7 @@ struct ReduceLowering : ConvertOpToLLVMPattern<ReduceOp> {
           SmallVector<Value> partial;
           for (unsigned i = 0; i < n; ++i)
             partial.push_back(LLVM::LoadOp::create(b, loc, acc[i].getType(), slot(i, i32Constant(b, loc, w), outputIndex[o])));
-          total = w == 0 ? partial : combine(op, b, total, partial);
+          total = w == 0 ? partial : inlineCombiner(b, op.getCombiner(), total, partial);
         }
         acc = total;
       }

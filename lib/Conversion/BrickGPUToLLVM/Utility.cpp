@@ -3,6 +3,8 @@
 #include "Utility.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 
 namespace mlir::brick::lowering {
 
@@ -49,6 +51,69 @@ SmallVector<Value> elementsOf(OpBuilder &builder, Location loc, Value converted)
   if (isa<LLVM::LLVMStructType>(converted.getType()))
     return unpack(builder, loc, converted);
   return {converted};
+}
+
+namespace {
+/// The vector whose elements 0, 1, ... `elements` are, if they are exactly that.
+Value extractedFrom(VectorType type, ValueRange elements) {
+  Value source;
+  for (auto [i, element] : llvm::enumerate(elements)) {
+    auto extract = element.getDefiningOp<LLVM::ExtractElementOp>();
+    APInt position;
+    if (!extract || (source && extract.getVector() != source) ||
+        !matchPattern(extract.getPosition(), m_ConstantInt(&position)) || position != i)
+      return {};
+    source = extract.getVector();
+  }
+  return source && source.getType() == type && int64_t(elements.size()) == type.getNumElements() ? source : Value();
+}
+} // namespace
+
+Value buildVector(OpBuilder &builder, Location loc, VectorType type, ValueRange elements) {
+  if (Value source = extractedFrom(type, elements))
+    return source;
+  Value vector = LLVM::UndefOp::create(builder, loc, type);
+  for (auto [i, element] : llvm::enumerate(elements))
+    vector = LLVM::InsertElementOp::create(builder, loc, vector, element, i32Constant(builder, loc, i));
+  return vector;
+}
+
+Value shuffle(OpBuilder &b, Location loc, Value value, Value lane, NVVM::ShflKind kind) {
+  Type type = value.getType();
+  Type i32 = b.getI32Type();
+  auto shuffle32 = [&](Value word) {
+    return NVVM::ShflOp::create(b, loc, i32, i32Constant(b, loc, -1), word, lane, i32Constant(b, loc, 0x1f), kind,
+                                UnitAttr())
+        .getResult();
+  };
+  Value asInt = bitcastToInt(b, loc, value);
+  unsigned bits = asInt.getType().getIntOrFloatBitWidth();
+  if (bits == 64) {
+    Value low = LLVM::TruncOp::create(b, loc, i32, asInt);
+    Value high = LLVM::TruncOp::create(b, loc, i32,
+                                       LLVM::LShrOp::create(b, loc, asInt, constantLike(b, loc, asInt.getType(), 32)));
+    low = LLVM::ZExtOp::create(b, loc, asInt.getType(), shuffle32(low));
+    high = LLVM::ZExtOp::create(b, loc, asInt.getType(), shuffle32(high));
+    Value joined = LLVM::OrOp::create(b, loc, low, LLVM::ShlOp::create(b, loc, high, constantLike(b, loc, asInt.getType(), 32)));
+    return bitcastFromInt(b, loc, joined, type);
+  }
+  Value word = bits == 32 ? asInt : Value(LLVM::ZExtOp::create(b, loc, i32, asInt));
+  Value shuffled = shuffle32(word);
+  if (bits != 32)
+    shuffled = LLVM::TruncOp::create(b, loc, asInt.getType(), shuffled);
+  return type.isInteger() ? shuffled : bitcastFromInt(b, loc, shuffled, type);
+}
+
+SmallVector<Value> inlineCombiner(OpBuilder &b, Region &combiner, ArrayRef<Value> accumulated, ArrayRef<Value> next) {
+  Block &body = combiner.front();
+  IRMapping mapping;
+  for (auto [i, value] : llvm::enumerate(accumulated))
+    mapping.map(body.getArgument(i), value);
+  for (auto [i, value] : llvm::enumerate(next))
+    mapping.map(body.getArgument(accumulated.size() + i), value);
+  for (Operation &inner : body.without_terminator())
+    b.clone(inner, mapping);
+  return llvm::map_to_vector(body.getTerminator()->getOperands(), [&](Value v) { return mapping.lookupOrDefault(v); });
 }
 
 Value i32Constant(OpBuilder &builder, Location loc, int64_t value) {

@@ -29,8 +29,20 @@ Value pack(OpBuilder &builder, Location loc, Type structType, ValueRange values)
 /// The per-register values of a converted operand: the struct's elements, or a scalar alone.
 SmallVector<Value> elementsOf(OpBuilder &builder, Location loc, Value converted);
 
+/// A vector of `elements`. Where they are the elements of one vector of `type`, in order (ldmatrix's words passed
+/// on to mma.sync, a vector load stored again), that vector itself: the insertelements of its extractelements
+/// would be left for LLVM's InstCombine, which spent a third of its time on them in a matmul.
+Value buildVector(OpBuilder &builder, Location loc, VectorType type, ValueRange elements);
+
 Value i32Constant(OpBuilder &builder, Location loc, int64_t value);
 Value constantLike(OpBuilder &builder, Location loc, Type type, int64_t value);
+
+/// shfl.sync of any scalar (`kind` bfly: `lane` is the XOR mask; idx: the source lane), all lanes taking part:
+/// narrower values travel in an i32, 64-bit ones as two.
+Value shuffle(OpBuilder &b, Location loc, Value value, Value lane, NVVM::ShflKind kind);
+/// A reduce or scan combiner applied to (accumulated, next), inlined; its scalar ops are lowered by the arith
+/// patterns afterwards.
+SmallVector<Value> inlineCombiner(OpBuilder &b, Region &combiner, ArrayRef<Value> accumulated, ArrayRef<Value> next);
 
 /// This thread's lane (0..31) and warp within the program.
 struct ThreadId {
@@ -95,6 +107,7 @@ Ownership getOwnership(OpBuilder &builder, Location loc, Type blockOrScalarType)
 void populateElementwisePatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateMemoryPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateReducePatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
+void populateScanPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateLayoutPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateDotPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateMmaDotPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);

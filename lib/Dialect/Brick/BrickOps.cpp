@@ -261,52 +261,82 @@ SmallVector<int64_t> ReduceOp::getResultShape() {
   return shape;
 }
 
-LogicalResult ReduceOp::verifyRegions() {
-  if (getSrcs().empty())
-    return emitOpError() << "needs at least one block to reduce";
-  auto firstType = cast<RankedTensorType>(getSrcs().front().getType());
-  for (auto [i, src] : llvm::enumerate(getSrcs()))
+namespace {
+/// What reduce and scan ask of their operands' shapes and of their combiner: `n` blocks of one shape, a
+/// combiner over 2n scalars of their element types ending in `Return` with n of them.
+template <typename Return>
+LogicalResult verifyCombiner(Operation *op, OperandRange srcs, Region &combiner, StringRef what) {
+  if (srcs.empty())
+    return op->emitOpError() << "needs at least one block to " << what;
+  auto firstType = cast<RankedTensorType>(srcs.front().getType());
+  for (auto [i, src] : llvm::enumerate(srcs))
     if (cast<RankedTensorType>(src.getType()).getShape() != firstType.getShape())
-      return emitOpError() << "all reduced blocks must have one shape: operand 0 is " << firstType
-                           << " but operand " << i << " is " << src.getType();
-  int64_t axis = getAxis();
-  if (axis < 0 || axis >= firstType.getRank())
-    return emitOpError() << "axis " << axis << " is out of range [0, " << firstType.getRank() << ") for "
-                         << firstType;
-  unsigned n = getSrcs().size();
-  if (getNumResults() != n)
-    return emitOpError() << "reduces " << n << " blocks but has " << getNumResults() << " results";
+      return op->emitOpError() << "all blocks must have one shape: operand 0 is " << firstType << " but operand "
+                               << i << " is " << src.getType();
+  unsigned n = srcs.size();
+  Block &body = combiner.front();
+  if (body.getNumArguments() != 2 * n)
+    return op->emitOpError() << "combiner takes " << 2 * n << " scalars (accumulated values, then new ones), got "
+                             << body.getNumArguments();
+  for (unsigned i = 0; i < 2 * n; ++i) {
+    Type expected = getElementTypeOrSelf(srcs[i % n].getType());
+    if (body.getArgument(i).getType() != expected)
+      return op->emitOpError() << "combiner argument " << i << " must be " << expected << ", got "
+                               << body.getArgument(i).getType();
+  }
+  auto ret = body.empty() ? Return() : dyn_cast<Return>(body.back());
+  if (!ret)
+    return op->emitOpError() << "combiner must end with " << Return::getOperationName();
+  if (ret.getResults().size() != n)
+    return ret.emitOpError() << "returns " << ret.getResults().size() << " values; the " << what << " combines " << n;
+  for (unsigned i = 0; i < n; ++i)
+    if (ret.getResults()[i].getType() != getElementTypeOrSelf(srcs[i].getType()))
+      return ret.emitOpError() << "value " << i << " has type " << ret.getResults()[i].getType() << ", expected "
+                               << getElementTypeOrSelf(srcs[i].getType());
+  return success();
+}
+
+LogicalResult verifyAxis(Operation *op, OperandRange srcs, int64_t axis, unsigned results, StringRef what) {
+  auto type = cast<RankedTensorType>(srcs.front().getType());
+  if (axis < 0 || axis >= type.getRank())
+    return op->emitOpError() << "axis " << axis << " is out of range [0, " << type.getRank() << ") for " << type;
+  if (results != srcs.size())
+    return op->emitOpError() << what << " " << srcs.size() << " blocks but has " << results << " results";
+  return success();
+}
+
+/// A type without its layout: results may be in any layout; their shape and element type are fixed.
+Type withoutLayout(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return RankedTensorType::get(tensor.getShape(), tensor.getElementType());
+  return type;
+}
+} // namespace
+
+LogicalResult ReduceOp::verifyRegions() {
+  if (failed(verifyCombiner<ReduceReturnOp>(*this, getSrcs(), getCombiner(), "reduce")) ||
+      failed(verifyAxis(*this, getSrcs(), getAxis(), getNumResults(), "reduces")))
+    return failure();
   SmallVector<int64_t> shape = getResultShape();
-  for (unsigned i = 0; i < n; ++i) {
+  for (unsigned i = 0; i < getNumResults(); ++i) {
     Type elementType = getElementTypeOrSelf(getSrcs()[i].getType());
     Type expected = shape.empty() ? elementType : RankedTensorType::get(shape, elementType);
-    // The layout (encoding) of a result is free; its shape and element type are not.
-    Type actual = getResult(i).getType();
-    if (auto tensor = dyn_cast<RankedTensorType>(actual))
-      actual = RankedTensorType::get(tensor.getShape(), tensor.getElementType());
-    if (actual != expected)
+    if (withoutLayout(getResult(i).getType()) != expected)
       return emitOpError() << "result " << i << " must be " << expected << " (operand " << i << " reduced along axis "
-                           << axis << "), got " << getResult(i).getType();
+                           << getAxis() << "), got " << getResult(i).getType();
   }
-  Block &body = getCombiner().front();
-  if (body.getNumArguments() != 2 * n)
-    return emitOpError() << "combiner takes " << 2 * n << " scalars (accumulated values, then new ones), got "
-                         << body.getNumArguments();
-  for (unsigned i = 0; i < 2 * n; ++i) {
-    Type expected = getElementTypeOrSelf(getSrcs()[i % n].getType());
-    if (body.getArgument(i).getType() != expected)
-      return emitOpError() << "combiner argument " << i << " must be " << expected << ", got "
-                           << body.getArgument(i).getType();
-  }
-  auto ret = body.empty() ? ReduceReturnOp() : dyn_cast<ReduceReturnOp>(body.back());
-  if (!ret)
-    return emitOpError() << "combiner must end with brick.reduce.return";
-  if (ret.getResults().size() != n)
-    return ret.emitOpError() << "returns " << ret.getResults().size() << " values; the reduce combines " << n;
-  for (unsigned i = 0; i < n; ++i)
-    if (ret.getResults()[i].getType() != getElementTypeOrSelf(getSrcs()[i].getType()))
-      return ret.emitOpError() << "value " << i << " has type " << ret.getResults()[i].getType() << ", expected "
-                               << getElementTypeOrSelf(getSrcs()[i].getType());
+  return success();
+}
+
+LogicalResult ScanOp::verifyRegions() {
+  if (failed(verifyCombiner<ScanReturnOp>(*this, getSrcs(), getCombiner(), "scan")) ||
+      failed(verifyAxis(*this, getSrcs(), getAxis(), getNumResults(), "scans")))
+    return failure();
+  // A scan keeps its operands' types, layouts included: it moves no element to another thread.
+  for (unsigned i = 0; i < getNumResults(); ++i)
+    if (getResult(i).getType() != getSrcs()[i].getType())
+      return emitOpError() << "result " << i << " must have operand " << i << "'s type " << getSrcs()[i].getType()
+                           << ", got " << getResult(i).getType();
   return success();
 }
 

@@ -303,7 +303,7 @@ func.func @reduce_result(%x: tensor<64x8xf32>) {
 // -----
 
 func.func @reduce_shapes(%x: tensor<64xf32>, %y: tensor<32xi32>) {
-  // expected-error @+1 {{all reduced blocks must have one shape: operand 0 is 'tensor<64xf32>' but operand 1 is 'tensor<32xi32>'}}
+  // expected-error @+1 {{all blocks must have one shape: operand 0 is 'tensor<64xf32>' but operand 1 is 'tensor<32xi32>'}}
   %0:2 = brick.reduce(%x, %y) axis = 0 : (tensor<64xf32>, tensor<32xi32>) -> (f32, i32) {
   ^bb0(%a: f32, %b: i32, %c: f32, %d: i32):
     brick.reduce.return %a, %b : f32, i32
@@ -349,6 +349,71 @@ func.func @reduce_return_count(%x: tensor<64xf32>) {
 func.func @reduce_return_outside(%x: f32) {
   // expected-error @+1 {{expects parent op 'brick.reduce'}}
   brick.reduce.return %x : f32
+}
+
+// -----
+
+func.func @scan_axis(%x: tensor<64xf32>) {
+  // expected-error @+1 {{axis 1 is out of range [0, 1) for 'tensor<64xf32>'}}
+  %0 = brick.scan(%x) axis = 1 reverse = false : (tensor<64xf32>) -> tensor<64xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    brick.scan.return %s : f32
+  }
+  return
+}
+
+// -----
+
+func.func @scan_result_type(%x: tensor<64xf32>) {
+  // expected-error @+1 {{result 0 must have operand 0's type 'tensor<64xf32>', got 'tensor<64xf16>'}}
+  %0 = brick.scan(%x) axis = 0 reverse = false : (tensor<64xf32>) -> tensor<64xf16> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    brick.scan.return %s : f32
+  }
+  return
+}
+
+// -----
+
+func.func @scan_shapes(%x: tensor<64xf32>, %y: tensor<32xi32>) {
+  // expected-error @+1 {{all blocks must have one shape: operand 0 is 'tensor<64xf32>' but operand 1 is 'tensor<32xi32>'}}
+  %0:2 = brick.scan(%x, %y) axis = 0 reverse = false : (tensor<64xf32>, tensor<32xi32>) -> (tensor<64xf32>, tensor<32xi32>) {
+  ^bb0(%a: f32, %i: i32, %b: f32, %j: i32):
+    brick.scan.return %a, %i : f32, i32
+  }
+  return
+}
+
+// -----
+
+func.func @scan_combiner(%x: tensor<64xf32>) {
+  // expected-error @+1 {{combiner argument 1 must be 'f32', got 'i32'}}
+  %0 = brick.scan(%x) axis = 0 reverse = false : (tensor<64xf32>) -> tensor<64xf32> {
+  ^bb0(%a: f32, %b: i32):
+    brick.scan.return %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @scan_return(%x: tensor<64xf32>) {
+  %0 = brick.scan(%x) axis = 0 reverse = false : (tensor<64xf32>) -> tensor<64xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.constant 0 : i32
+    // expected-error @+1 {{value 0 has type 'i32', expected 'f32'}}
+    brick.scan.return %c : i32
+  }
+  return
+}
+
+// -----
+
+func.func @scan_return_outside(%x: f32) {
+  // expected-error @+1 {{expects parent op 'brick.scan'}}
+  brick.scan.return %x : f32
 }
 
 // -----

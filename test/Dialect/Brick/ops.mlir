@@ -97,6 +97,21 @@ func.func @compute(%a: tensor<64x32xf16>, %b: tensor<32x128xf16>, %c: tensor<64x
     %ix = arith.select %gt, %i1, %i0 : i32
     brick.reduce.return %v, %ix : f32, i32
   }
+  // CHECK: brick.scan(%{{.*}}) axis = 1 reverse = false : (tensor<64x128xf32>) -> tensor<64x128xf32> {
+  // CHECK:   brick.scan.return %{{.*}} : f32
+  %5 = brick.scan(%0) axis = 1 reverse = false : (tensor<64x128xf32>) -> tensor<64x128xf32> {
+  ^bb0(%p: f32, %q: f32):
+    %s = arith.addf %p, %q : f32
+    brick.scan.return %s : f32
+  }
+  // CHECK: brick.scan(%{{.*}}, %{{.*}}) axis = 0 reverse = true : (tensor<64xf32>, tensor<64xi32>) -> (tensor<64xf32>, tensor<64xi32>)
+  %6:2 = brick.scan(%3, %idx) axis = 0 reverse = true : (tensor<64xf32>, tensor<64xi32>) -> (tensor<64xf32>, tensor<64xi32>) {
+  ^bb0(%v0: f32, %i0: i32, %v1: f32, %i1: i32):
+    %gt = arith.cmpf ogt, %v1, %v0 : f32
+    %v = arith.select %gt, %v1, %v0 : f32
+    %ix = arith.select %gt, %i1, %i0 : i32
+    brick.scan.return %v, %ix : f32, i32
+  }
   return
 }
 
