@@ -126,6 +126,22 @@ def Brick_TransOp : Brick_Op<"trans", [Pure, SameOperandsAndResultElementType]> 
   let hasCanonicalizer = 1;
 }
 
+def Brick_GatherOp : Brick_Op<"gather", [Pure]> {
+  let summary = "Take elements of a block along an axis at given indices";
+  let description = [{
+    `result[i][j] = src[indices[i][j]][j]` for `axis = 0` (as Triton's `gather`): the result has the indices'
+    shape, which is the source's but along `axis`, and the source's element type. An index outside
+    `[0, size of axis)` is undefined on the GPU and an error on the interpreter.
+    ```mlir
+    %g = brick.gather %x[%idx] axis = 1 : (tensor<16x64xf32>, tensor<16x8xi32>) -> tensor<16x8xf32>
+    ```
+  }];
+  let arguments = (ins Brick_Block:$src, Brick_IntBlock:$indices, I32Attr:$axis);
+  let results = (outs Brick_Block:$result);
+  let assemblyFormat = "$src `[` $indices `]` `axis` `=` $axis attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Pointers and memory
 //===----------------------------------------------------------------------===//

@@ -101,7 +101,7 @@ int64_t mlir::brick::getScratchBytes(Operation *op) {
           return 0;
         return llvm::alignTo(blockBytes(dot.getA().getType()), 16) + blockBytes(dot.getB().getType());
       })
-      .Case<ReshapeOp, TransOp>([](Operation *shapeOp) -> int64_t {
+      .Case<ReshapeOp, TransOp, GatherOp>([](Operation *shapeOp) -> int64_t {
         auto from = cast<RankedTensorType>(shapeOp->getOperand(0).getType());
         return brickgpu::getLayout(from) ? blockBytes(from) : 0;
       })

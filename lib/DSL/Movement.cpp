@@ -139,4 +139,31 @@ Tensor flip(const Tensor &x, int axis, Loc loc) {
   return y.reshape(shape, loc);
 }
 
+Tensor gather(const Tensor &x, const Tensor &indices, int axis, Loc loc) {
+  RankedTensorType type = blockType("gather", x, loc);
+  RankedTensorType indexType = type ? blockType("gather", indices, loc) : RankedTensorType();
+  if (!type || !indexType)
+    return x;
+  KernelBuilder *kb = KernelBuilder::current("gather", loc);
+  int rank = int(type.getRank());
+  if (axis < 0)
+    axis += rank;
+  auto resultType = RankedTensorType::get(indexType.getShape(), type.getElementType());
+  if (axis < 0 || axis >= rank)
+    return kb->fail(loc, "gather: axis " + std::to_string(axis) + " is not a dimension of " + detail::describe(type),
+                    resultType);
+  if (!isa<IntegerType>(indexType.getElementType()))
+    return kb->fail(loc, "gather: indices must be integers, got " + detail::describe(indexType), resultType);
+  bool fits = indexType.getRank() == type.getRank();
+  for (int d = 0; fits && d < rank; ++d)
+    fits = d == axis || indexType.getDimSize(d) == type.getDimSize(d);
+  if (!fits)
+    return kb->fail(loc, "gather: indices " + detail::describe(indexType) + " must have the shape of " +
+                             detail::describe(type) + " but along axis " + std::to_string(axis),
+                    resultType);
+  return detail::Access::wrap(bir::GatherOp::create(kb->builder(), kb->location(loc), resultType,
+                                                    detail::Access::value(x), detail::Access::value(indices), axis)
+                                  .getResult());
+}
+
 } // namespace brick

@@ -208,6 +208,32 @@ llvm::Error Program::runOp(Operation *op) {
     set(op->getResult(0), std::move(block));
     return llvm::Error::success();
   }
+  if (auto gatherOp = dyn_cast<mlir::brick::GatherOp>(op)) {
+    const Block &source = get(gatherOp.getSrc()), &indices = get(gatherOp.getIndices());
+    llvm::SmallVector<int64_t, 2> sourceShape = shapeOf(gatherOp.getSrc().getType());
+    llvm::SmallVector<int64_t, 2> shape = shapeOf(gatherOp.getType());
+    unsigned axis = gatherOp.getAxis();
+    unsigned bits = integerBits(getElementTypeOrSelf(gatherOp.getIndices().getType()));
+    auto resultStrides = stridesOf(shape), sourceStrides = stridesOf(sourceShape);
+    for (size_t i = 0; i < indices.ints.size(); ++i) {
+      int64_t index = asSigned(indices.ints[i], bits);
+      if (index < 0 || index >= sourceShape[axis])
+        return error(op, "gather: index " + std::to_string(index) + " is outside [0, " +
+                             std::to_string(sourceShape[axis]) + ") along axis " + std::to_string(axis) +
+                             " (element " + std::to_string(i) + " of the indices)");
+    }
+    set(gatherOp, gather(source, shape, [&](size_t i) {
+      size_t at = 0;
+      for (size_t d = 0; d < shape.size(); ++d) {
+        int64_t c = int64_t(i) / resultStrides[d] % shape[d];
+        if (d == axis)
+          c = asSigned(indices.ints[i], bits);
+        at += size_t(c * sourceStrides[d]);
+      }
+      return at;
+    }));
+    return llvm::Error::success();
+  }
   if (auto trans = dyn_cast<mlir::brick::TransOp>(op)) {
     set(trans, transpose(get(trans.getSrc()), trans.getOrder(), shapeOf(trans.getType())));
     return llvm::Error::success();

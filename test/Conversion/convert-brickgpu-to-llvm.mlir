@@ -134,3 +134,22 @@ module attributes {brickgpu.num_warps = 2 : i32, brickgpu.shared = 0 : i32} {
     return
   }
 }
+
+// -----
+
+#a = #brickgpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#i = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {brickgpu.num_warps = 4 : i32, brickgpu.shared = 4096 : i32} {
+  // gather: the source into shared memory in row-major order, then each element read at its own row and the
+  // column its index names (i8 indices widened to i32 with their sign).
+  // CHECK-LABEL: llvm.func @gather_columns
+  // CHECK: nvvm.barrier0
+  // CHECK-COUNT-4: llvm.store {{.*}} : f32, !llvm.ptr<3>
+  // CHECK: nvvm.barrier0
+  // CHECK: llvm.sext {{.*}} : i8 to i32
+  // CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+  func.func @gather_columns(%x: tensor<16x32xf32, #a>, %idx: tensor<16x8xi8, #i>) -> tensor<16x8xf32, #i> {
+    %g = brick.gather %x[%idx] axis = 1 {brickgpu.offset = 0 : i32} : (tensor<16x32xf32, #a>, tensor<16x8xi8, #i>) -> tensor<16x8xf32, #i>
+    return %g : tensor<16x8xf32, #i>
+  }
+}

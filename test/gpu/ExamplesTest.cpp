@@ -447,6 +447,43 @@ TEST_P(Examples, ScansKeepTheCombinersOrderOnEveryLayout) {
     }
 }
 
+TEST_P(Examples, GatherTakesAlongEitherAxis) {
+  // A [16, 64] block: each row permuted and subsampled by its own indices (axis 1, 32 per row), and 8 of its rows
+  // picked per column (axis 0), with i8 and i64 indices.
+  auto kernel = brick::kernel("gathers", [](Ptr<f32> alongRows, Ptr<f32> alongColumns, Ptr<f32> in, Ptr<i8> rowIdx,
+                                            Ptr<i64> colIdx) {
+    Tensor r = arange(0, 16).column(), c = arange(0, 64).row();
+    Tensor x = load(in + r * 64 + c);
+    Tensor c32 = arange(0, 32).row();
+    store(alongRows + r * 32 + c32, gather(x, load(rowIdx + r * 32 + c32), 1));
+    Tensor r8 = arange(0, 8).column();
+    store(alongColumns + r8 * 64 + c, gather(x, load(colIdx + r8 * 64 + c), 0));
+  });
+  std::vector<float> in = examples::host::randomFloats(16 * 64);
+  std::vector<int8_t> rowIdx(16 * 32);
+  std::vector<int64_t> colIdx(8 * 64);
+  for (int i = 0; i < 16 * 32; ++i)
+    rowIdx[i] = int8_t((i * 37 + i / 32) % 64);
+  for (int i = 0; i < 8 * 64; ++i)
+    colIdx[i] = (i * 5 + 3) % 16;
+  auto dIn = examples::host::upload(device(), in);
+  auto dRow = examples::host::upload(device(), rowIdx.data(), rowIdx.size());
+  auto dCol = examples::host::upload(device(), colIdx.data(), colIdx.size() * 8);
+  auto rows = examples::host::poisoned(device(), 16 * 32 * 4), columns = examples::host::poisoned(device(), 8 * 64 * 4);
+  ASSERT_TRUE(dIn && dRow && dCol && rows && columns);
+  ASSERT_FALSE(kernel.launch(Grid{1}, LaunchOptions{.device = &device()}, *rows, *columns, *dIn, *dRow, *dCol));
+  std::string failure;
+  auto gotRows = examples::host::download<float>(*rows, 16 * 32, failure);
+  auto gotColumns = examples::host::download<float>(*columns, 8 * 64, failure);
+  ASSERT_TRUE(failure.empty()) << failure;
+  for (int r = 0; r < 16; ++r)
+    for (int c = 0; c < 32; ++c)
+      ASSERT_EQ(gotRows[r * 32 + c], in[r * 64 + rowIdx[r * 32 + c]]) << r << "," << c;
+  for (int r = 0; r < 8; ++r)
+    for (int c = 0; c < 64; ++c)
+      ASSERT_EQ(gotColumns[r * 64 + c], in[colIdx[r * 64 + c] * 64 + c]) << r << "," << c;
+}
+
 // Named by where they run: Gpu/Examples.VectorAdd/Gpu, Interpreter/Examples.VectorAdd/Interpreter.
 std::string whereName(const ::testing::TestParamInfo<Where> &info) {
   return info.param == Where::Gpu ? "Gpu" : "Interpreter";

@@ -216,6 +216,28 @@ TEST(Scan, MisuseIsAnErrorAtTheUsersLine) {
               HasSubstr("the combiner must return scalars of its operands' types: value 0 is i32, expected f32"));
 }
 
+TEST(Gather, OutOfRangeIndicesAndMisuseAreErrorsAtTheUsersLine) {
+  auto outside = kernel("outside", [](Ptr<f32> out, Ptr<i32> idx) {
+    Tensor i = arange(0, 8);
+    store(out + i, gather(zeros<f32>({8}), load(idx + i), 0));
+  });
+  std::vector<float> out(8);
+  std::vector<int32_t> idx = {0, 1, 2, 3, 4, 5, 6, 8};
+  auto error = outside.launch(Grid{1}, LaunchOptions{.device = &cpu()}, out.data(), idx.data());
+  ASSERT_TRUE(error);
+  EXPECT_THAT(error.message(), HasSubstr("MovementTest.cpp"));
+  EXPECT_THAT(error.message(), HasSubstr("gather: index 8 is outside [0, 8) along axis 0 (element 7 of the indices)"));
+  auto shape = kernel("shape", [](Ptr<f32> out) {
+    store(out + arange(0, 4), gather(zeros<f32>({8, 4}), zeros<i32>({2, 2}), 0).reshape({4}));
+  });
+  EXPECT_THAT(shape.build().errors(),
+              HasSubstr("gather: indices tensor<2x2xi32> must have the shape of tensor<8x4xf32> but along axis 0"));
+  auto floats = kernel("floats", [](Ptr<f32> out) {
+    store(out + arange(0, 8), gather(zeros<f32>({8}), zeros<f32>({8}), 0));
+  });
+  EXPECT_THAT(floats.build().errors(), HasSubstr("gather: indices must be integers"));
+}
+
 TEST(Movement, CompilesForTheGpu) {
   for (const char *target : {"sm_80", "sm_90a"}) {
     auto compiled = compileKernel(movements(), {dyn, dyn}, {.target = target, .stage = "ptx"});

@@ -121,6 +121,10 @@ Tensor cat(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
 Tensor permute(const Tensor &x, std::vector<int32_t> order, Loc loc = Loc::current());
 /// The elements in reverse order along `axis`.
 Tensor flip(const Tensor &x, int axis, Loc loc = Loc::current());
+/// Elements of x taken along `axis` at `indices` (integers, x's rank, x's shape but along the axis):
+/// result[i][j] = x[indices[i][j]][j] for axis 0. An index outside the axis is an error on the interpreter and
+/// undefined on the GPU.
+Tensor gather(const Tensor &x, const Tensor &indices, int axis, Loc loc = Loc::current());
 /// Sorted along the last dimension (a bitonic network; each row of a 2-D block on its own).
 Tensor sort(const Tensor &x, bool descending = false, Loc loc = Loc::current());
 /// The k largest along the last dimension, largest first (k a power of two).

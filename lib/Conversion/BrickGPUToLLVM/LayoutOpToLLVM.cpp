@@ -45,11 +45,11 @@ struct StoredElement {
   Type element, type;
 };
 
-/// Moves a block between layouts through the scratch shared memory of `op`. `sourceIndex` maps a
-/// destination coordinate to the row-major index of the source element it receives.
+/// Moves a block between layouts through the scratch shared memory of `op`. `sourceIndex` maps a destination
+/// register and its coordinate to the row-major index of the source element it receives.
 Value throughSharedMemory(ConversionPatternRewriter &b, Operation *op, RankedTensorType srcType, Value src,
                           RankedTensorType dstType, const LLVMTypeConverter &converter,
-                          llvm::function_ref<Value(ArrayRef<Value>)> sourceIndex) {
+                          llvm::function_ref<Value(unsigned, ArrayRef<Value>)> sourceIndex) {
   Location loc = op->getLoc();
   Type element = converter.convertType(srcType.getElementType());
   StoredElement storage{b, loc, element};
@@ -68,8 +68,8 @@ Value throughSharedMemory(ConversionPatternRewriter &b, Operation *op, RankedTen
   }
   emitBarrier(b, loc);
   SmallVector<Value> results;
-  for (auto &coordinate : emitCoordinates(b, loc, to, thread)) {
-    Value address = LLVM::GEPOp::create(b, loc, sharedPointer, stored, base, ValueRange{sourceIndex(coordinate)});
+  for (auto [reg, coordinate] : llvm::enumerate(emitCoordinates(b, loc, to, thread))) {
+    Value address = LLVM::GEPOp::create(b, loc, sharedPointer, stored, base, ValueRange{sourceIndex(reg, coordinate)});
     results.push_back(storage.from(LLVM::LoadOp::create(b, loc, stored, address)));
   }
   return pack(b, loc, converter.convertType(dstType), results);
@@ -167,7 +167,7 @@ struct TransLowering : ConvertOpToLLVMPattern<TransOp> {
     auto srcType = cast<RankedTensorType>(op.getSrc().getType());
     ArrayRef<int32_t> order = op.getOrder();
     b.replaceOp(op, throughSharedMemory(b, op, srcType, adaptor.getSrc(), cast<RankedTensorType>(op.getType()),
-                                        *getTypeConverter(), [&](ArrayRef<Value> c) {
+                                        *getTypeConverter(), [&](unsigned, ArrayRef<Value> c) {
                                           // Result dimension i is source dimension order[i].
                                           SmallVector<Value> source(c.size());
                                           for (auto [i, d] : llvm::enumerate(order))
@@ -186,7 +186,36 @@ struct ReshapeLowering : ConvertOpToLLVMPattern<ReshapeOp> {
     auto dstType = cast<RankedTensorType>(op.getType());
     // Row-major order is what a reshape keeps: the destination's row-major index is the source's.
     b.replaceOp(op, throughSharedMemory(b, op, srcType, adaptor.getSrc(), dstType, *getTypeConverter(),
-                                        [&](ArrayRef<Value> c) { return rowMajorIndex(b, loc, c, dstType.getShape()); }));
+                                        [&](unsigned, ArrayRef<Value> c) { return rowMajorIndex(b, loc, c, dstType.getShape()); }));
+    return success();
+  }
+};
+
+/// gather: the source through shared memory, each result element read at its own coordinate with the axis's
+/// replaced by its index (an index out of range reads another element of the block, or scratch: undefined, as
+/// in Triton; the interpreter reports it).
+struct GatherLowering : ConvertOpToLLVMPattern<GatherOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(GatherOp op, OpAdaptor adaptor, ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+    auto dstType = cast<RankedTensorType>(op.getType());
+    if (cast<RankedTensorType>(op.getIndices().getType()).getEncoding() != dstType.getEncoding())
+      return b.notifyMatchFailure(op, "indices and result in different layouts");
+    SmallVector<Value> indices = unpack(b, loc, adaptor.getIndices());
+    unsigned axis = op.getAxis();
+    b.replaceOp(op, throughSharedMemory(b, op, srcType, adaptor.getSrc(), dstType, *getTypeConverter(),
+                                        [&](unsigned reg, ArrayRef<Value> c) {
+                                          SmallVector<Value> source(c);
+                                          Value index = indices[reg];
+                                          unsigned bits = index.getType().getIntOrFloatBitWidth();
+                                          if (bits > 32)
+                                            index = LLVM::TruncOp::create(b, loc, b.getI32Type(), index);
+                                          else if (bits < 32)
+                                            index = LLVM::SExtOp::create(b, loc, b.getI32Type(), index);
+                                          source[axis] = index;
+                                          return rowMajorIndex(b, loc, source, srcType.getShape());
+                                        }));
     return success();
   }
 };
@@ -222,7 +251,7 @@ template <class Op> struct RegisterRemapLowering : ConvertOpToLLVMPattern<Op> {
 } // namespace
 
 void populateLayoutPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &) {
-  patterns.add<ConvertLayoutLowering, TransLowering, ReshapeLowering, RegisterRemapLowering<BroadcastOp>,
+  patterns.add<ConvertLayoutLowering, TransLowering, ReshapeLowering, GatherLowering, RegisterRemapLowering<BroadcastOp>,
                RegisterRemapLowering<ExpandDimsOp>>(converter);
 }
 

@@ -313,6 +313,25 @@ Type withoutLayout(Type type) {
 }
 } // namespace
 
+LogicalResult GatherOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto indices = cast<RankedTensorType>(getIndices().getType());
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= src.getRank())
+    return emitOpError() << "axis " << axis << " is out of range [0, " << src.getRank() << ") for " << src;
+  if (indices.getRank() != src.getRank())
+    return emitOpError() << "indices " << indices << " must have the source's rank " << src.getRank();
+  for (int64_t d = 0; d < src.getRank(); ++d)
+    if (d != axis && indices.getDimSize(d) != src.getDimSize(d))
+      return emitOpError() << "indices " << indices << " and source " << src << " differ in dimension " << d
+                           << ", which is not the axis " << axis;
+  auto expected = RankedTensorType::get(indices.getShape(), src.getElementType());
+  if (withoutLayout(getType()) != expected)
+    return emitOpError() << "result must be " << expected << " (the indices' shape, the source's elements), got "
+                         << getType();
+  return success();
+}
+
 LogicalResult ReduceOp::verifyRegions() {
   if (failed(verifyCombiner<ReduceReturnOp>(*this, getSrcs(), getCombiner(), "reduce")) ||
       failed(verifyAxis(*this, getSrcs(), getAxis(), getNumResults(), "reduces")))

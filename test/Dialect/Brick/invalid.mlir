@@ -534,3 +534,35 @@ func.func @f(%x: tensor<16xi32>, %y: tensor<8xi32>) {
   %r = brick.inline_asm_elementwise "add.s32 $0, $1, $2;" "=r,r,r" pure %x, %y : (tensor<16xi32>, tensor<8xi32>) -> tensor<16xi32>
   return
 }
+
+// -----
+
+func.func @gather_rank(%x: tensor<8x4xf32>, %i: tensor<8xi32>) {
+  // expected-error @+1 {{indices 'tensor<8xi32>' must have the source's rank 2}}
+  %0 = brick.gather %x[%i] axis = 0 : (tensor<8x4xf32>, tensor<8xi32>) -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @gather_shape(%x: tensor<8x4xf32>, %i: tensor<2x2xi32>) {
+  // expected-error @+1 {{indices 'tensor<2x2xi32>' and source 'tensor<8x4xf32>' differ in dimension 1, which is not the axis 0}}
+  %0 = brick.gather %x[%i] axis = 0 : (tensor<8x4xf32>, tensor<2x2xi32>) -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @gather_result(%x: tensor<8x4xf32>, %i: tensor<2x4xi32>) {
+  // expected-error @+1 {{result must be 'tensor<2x4xf32>' (the indices' shape, the source's elements), got 'tensor<2x4xi32>'}}
+  %0 = brick.gather %x[%i] axis = 0 : (tensor<8x4xf32>, tensor<2x4xi32>) -> tensor<2x4xi32>
+  return
+}
+
+// -----
+
+func.func @gather_axis(%x: tensor<8x4xf32>, %i: tensor<8x4xi32>) {
+  // expected-error @+1 {{axis 2 is out of range [0, 2) for 'tensor<8x4xf32>'}}
+  %0 = brick.gather %x[%i] axis = 2 : (tensor<8x4xf32>, tensor<8x4xi32>) -> tensor<8x4xf32>
+  return
+}

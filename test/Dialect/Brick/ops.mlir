@@ -97,6 +97,9 @@ func.func @compute(%a: tensor<64x32xf16>, %b: tensor<32x128xf16>, %c: tensor<64x
     %ix = arith.select %gt, %i1, %i0 : i32
     brick.reduce.return %v, %ix : f32, i32
   }
+  // CHECK: brick.gather %{{.*}}[%{{.*}}] axis = 1 : (tensor<64x128xf32>, tensor<64x8xi32>) -> tensor<64x8xf32>
+  %cols = arith.constant dense<3> : tensor<64x8xi32>
+  %g = brick.gather %0[%cols] axis = 1 : (tensor<64x128xf32>, tensor<64x8xi32>) -> tensor<64x8xf32>
   // CHECK: brick.scan(%{{.*}}) axis = 1 reverse = false : (tensor<64x128xf32>) -> tensor<64x128xf32> {
   // CHECK:   brick.scan.return %{{.*}} : f32
   %5 = brick.scan(%0) axis = 1 reverse = false : (tensor<64x128xf32>) -> tensor<64x128xf32> {
