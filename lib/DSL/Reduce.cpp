@@ -201,18 +201,29 @@ Tensor dotImpl(const Tensor &a, const Tensor &b, const Tensor *acc, std::optiona
     if (v && kb.isPoison(v))
       return kb.poison(c ? c.getType() : Type(f32));
   auto aType = dyn_cast<RankedTensorType>(x.getType()), bType = dyn_cast<RankedTensorType>(y.getType());
-  if (!aType || aType.getRank() != 2)
-    return kb.fail(loc, "dot: a must be a 2-D block, got " + detail::describe(x.getType()));
-  if (!bType || bType.getRank() != 2)
-    return kb.fail(loc, "dot: b must be a 2-D block, got " + detail::describe(y.getType()));
-  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
+  // [M, K] x [K, N], or batched: [B, M, K] x [B, K, N].
+  if (!aType || (aType.getRank() != 2 && aType.getRank() != 3))
+    return kb.fail(loc, "dot: a must be a 2-D block (or 3-D: batch, rows, K), got " + detail::describe(x.getType()));
+  bool batched = aType.getRank() == 3;
+  if (!bType || bType.getRank() != aType.getRank())
+    return kb.fail(loc, std::string("dot: b must be a ") + (batched ? "3-D block like a" : "2-D block") + ", got " +
+                            detail::describe(y.getType()));
+  if (batched && bType.getDimSize(0) != aType.getDimSize(0))
+    return kb.fail(loc, "dot: a and b have different batch sizes: " + detail::describe(aType) + " and " +
+                            detail::describe(bType));
+  int64_t batch = batched ? aType.getDimSize(0) : 1;
+  int64_t m = aType.getDimSize(batched), k = aType.getDimSize(batched + 1), n = bType.getDimSize(batched + 1);
+  int64_t bK = bType.getDimSize(batched);
   Type element = aType.getElementType();
   bool isInt8 = element.isInteger(8);
-  auto resultType = RankedTensorType::get({m, n}, isInt8 ? kb.builder().getI32Type() : f32);
-  if (k != bType.getDimSize(0))
+  SmallVector<int64_t> resultShape{m, n};
+  if (batched)
+    resultShape.insert(resultShape.begin(), batch);
+  auto resultType = RankedTensorType::get(resultShape, isInt8 ? kb.builder().getI32Type() : f32);
+  if (k != bK)
     return kb.fail(loc, "dot: inner dimensions differ: a is " + detail::describeShape(aType.getShape()) + " and b is " +
                             detail::describeShape(bType.getShape()) + " (K = " + std::to_string(k) + " vs " +
-                            std::to_string(bType.getDimSize(0)) + ")", resultType);
+                            std::to_string(bK) + ")", resultType);
   if (element != bType.getElementType())
     return kb.fail(loc, "dot: a and b must have one element type, got " + detail::describe(element) + " and " +
                             detail::describe(bType.getElementType()) + "; convert one with .to<T>()", resultType);

@@ -334,20 +334,22 @@ std::optional<std::string> Program::falseHint(mlir::brick::HintOp hint, const Bl
 
 llvm::Error Program::runDot(mlir::brick::DotOp dot) {
   const Block &a = get(dot.getA()), &b = get(dot.getB()), &c = get(dot.getC());
-  if (a.shape.size() != 2)
-    return error(dot, "the interpreter runs dot on 2-D blocks only");
-  int64_t m = a.shape[0], k = a.shape[1], n = b.shape[1];
+  // [batch,] m x k times [batch,] k x n: one product per batch index.
+  bool batched = a.shape.size() == 3;
+  int64_t batches = batched ? a.shape[0] : 1;
+  int64_t m = a.shape[batched], k = a.shape[batched + 1], n = b.shape[batched + 1];
   Type accumulator = getElementTypeOrSelf(dot.getType());
   Block d{c.shape, {}, {}};
   if (!c.isReal()) { // i8 x i8 -> i32, wrapping
-    d.ints.resize(m * n);
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        int64_t sum = c.ints[i * n + j];
-        for (int64_t p = 0; p < k; ++p)
-          sum += a.ints[i * k + p] * b.ints[p * n + j];
-        d.ints[i * n + j] = wrapInteger(sum, integerBits(accumulator));
-      }
+    d.ints.resize(batches * m * n);
+    for (int64_t q = 0; q < batches; ++q)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          int64_t sum = c.ints[(q * m + i) * n + j];
+          for (int64_t p = 0; p < k; ++p)
+            sum += a.ints[(q * m + i) * k + p] * b.ints[(q * k + p) * n + j];
+          d.ints[(q * m + i) * n + j] = wrapInteger(sum, integerBits(accumulator));
+        }
     set(dot, std::move(d));
     return llvm::Error::success();
   }
@@ -360,14 +362,15 @@ llvm::Error Program::runDot(mlir::brick::DotOp dot) {
     for (double &v : right)
       v = toTf32(v);
   }
-  d.reals.resize(m * n);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      double sum = c.reals[i * n + j];
-      for (int64_t p = 0; p < k; ++p)
-        sum += left[i * k + p] * right[p * n + j];
-      d.reals[i * n + j] = roundToFloat(sum, accumulator);
-    }
+  d.reals.resize(batches * m * n);
+  for (int64_t q = 0; q < batches; ++q)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = c.reals[(q * m + i) * n + j];
+        for (int64_t p = 0; p < k; ++p)
+          sum += left[(q * m + i) * k + p] * right[(q * k + p) * n + j];
+        d.reals[(q * m + i) * n + j] = roundToFloat(sum, accumulator);
+      }
   set(dot, std::move(d));
   return llvm::Error::success();
 }

@@ -202,8 +202,11 @@ struct AccelerateDotPass : impl::BrickGPUAccelerateDotBase<AccelerateDotPass> {
     if (accumulator + operands <= limit)
       return success();
     auto kernel = dot->getParentOfType<func::FuncOp>();
+    std::string shape;
+    for (int64_t d : c.getShape())
+      shape += (shape.empty() ? "" : "x") + std::to_string(d);
     return mlir::emitError(dot.getLoc()) << "kernel '" << (kernel ? kernel.getSymName() : StringRef("?")) << "': this dot's "
-                           << c.getDimSize(0) << "x" << c.getDimSize(1) << " " << c.getElementType()
+                           << shape << " " << c.getElementType()
                            << " accumulator over " << numWarps << " warps needs at least " << accumulator + operands
                            << " registers per thread (" << accumulator << " for the accumulator), more than the "
                            << limit << " a thread may have with " << threads
@@ -220,6 +223,11 @@ struct AccelerateDotPass : impl::BrickGPUAccelerateDotBase<AccelerateDotPass> {
     module.walk([&](DotOp dot) { dots.push_back(dot); });
     bool failed = false;
     for (DotOp dot : dots) {
+      // Batched dots (a leading batch dimension) stay on the FMA path for now.
+      if (cast<RankedTensorType>(dot.getType()).getRank() != 2) {
+        failed |= ::mlir::failed(checkRegisters(dot, numWarps, std::nullopt));
+        continue;
+      }
       std::optional<WgmmaPlan> wgmmaPlan = wgmma ? planWgmma(dot, numWarps) : std::nullopt;
       if (wgmmaPlan) {
         if (::mlir::failed(checkRegisters(dot, numWarps, std::nullopt))) { // operands stay in shared memory

@@ -484,6 +484,50 @@ TEST_P(Examples, GatherTakesAlongEitherAxis) {
       ASSERT_EQ(gotColumns[r * 64 + c], in[colIdx[r * 64 + c] * 64 + c]) << r << "," << c;
 }
 
+TEST_P(Examples, BatchedDotMultipliesEachBatchOnItsOwn) {
+  // c[q] = a[q] * b[q] + 1 for 4 batches of 32x16 times 16x32 (f16 in, f32 out), and of i8 (i32 out).
+  auto kernel = brick::kernel("batched_dot", [](Ptr<f32> c, Ptr<i32> ci, Ptr<f16> a, Ptr<f16> b, Ptr<i8> ai, Ptr<i8> bi) {
+    Tensor q = arange(0, 4).reshape({4, 1, 1});
+    Tensor rows = arange(0, 32).reshape({1, 32, 1}), ks = arange(0, 16).reshape({1, 1, 16});
+    Tensor kRows = arange(0, 16).reshape({1, 16, 1}), columns = arange(0, 32).reshape({1, 1, 32});
+    Tensor aOffsets = q * 512 + rows * 16 + ks, bOffsets = q * 512 + kRows * 32 + columns;
+    Tensor cOffsets = q * 1024 + rows * 32 + columns;
+    store(c + cOffsets, dot(load(a + aOffsets), load(b + bOffsets), full<f32>({4, 32, 32}, 1.0)));
+    store(ci + cOffsets, dot(load(ai + aOffsets), load(bi + bOffsets)));
+  });
+  std::vector<float> a = examples::host::randomFloats(4 * 512), b = examples::host::randomFloats(4 * 512);
+  std::vector<uint16_t> a16, b16;
+  for (float &v : a)
+    a16.push_back(examples::host::Memory<brick::f16>::from(v)), v = examples::host::Memory<brick::f16>::to(a16.back());
+  for (float &v : b)
+    b16.push_back(examples::host::Memory<brick::f16>::from(v)), v = examples::host::Memory<brick::f16>::to(b16.back());
+  std::vector<int8_t> ai(4 * 512), bi(4 * 512);
+  for (int i = 0; i < 4 * 512; ++i)
+    ai[i] = int8_t((i * 37) % 255 - 127), bi[i] = int8_t((i * 91 + 5) % 255 - 127);
+  auto dA = examples::host::upload(device(), a16.data(), a16.size() * 2);
+  auto dB = examples::host::upload(device(), b16.data(), b16.size() * 2);
+  auto dAi = examples::host::upload(device(), ai.data(), ai.size()), dBi = examples::host::upload(device(), bi.data(), bi.size());
+  auto c = examples::host::poisoned(device(), 4 * 1024 * 4), ci = examples::host::poisoned(device(), 4 * 1024 * 4);
+  ASSERT_TRUE(dA && dB && dAi && dBi && c && ci);
+  ASSERT_FALSE(kernel.launch(Grid{1}, LaunchOptions{.device = &device()}, *c, *ci, *dA, *dB, *dAi, *dBi));
+  std::string failure;
+  auto got = examples::host::download<float>(*c, 4 * 1024, failure);
+  auto gotInts = examples::host::download<int32_t>(*ci, 4 * 1024, failure);
+  ASSERT_TRUE(failure.empty()) << failure;
+  for (int q = 0; q < 4; ++q)
+    for (int i = 0; i < 32; ++i)
+      for (int j = 0; j < 32; ++j) {
+        double expected = 1;
+        int64_t exact = 0;
+        for (int p = 0; p < 16; ++p) {
+          expected += double(a[q * 512 + i * 16 + p]) * double(b[q * 512 + p * 32 + j]);
+          exact += int64_t(ai[q * 512 + i * 16 + p]) * bi[q * 512 + p * 32 + j];
+        }
+        ASSERT_NEAR(got[q * 1024 + i * 32 + j], expected, 1e-4 * (1 + std::abs(expected))) << q << ": " << i << "," << j;
+        ASSERT_EQ(gotInts[q * 1024 + i * 32 + j], exact) << q << ": " << i << "," << j;
+      }
+}
+
 // Named by where they run: Gpu/Examples.VectorAdd/Gpu, Interpreter/Examples.VectorAdd/Interpreter.
 std::string whereName(const ::testing::TestParamInfo<Where> &info) {
   return info.param == Where::Gpu ? "Gpu" : "Interpreter";

@@ -85,7 +85,7 @@ TEST(Diagnostics, DotOfOneDimensionalBlock) {
     line = __LINE__ + 1;
     Tensor c = dot(a, a);
   });
-  expectError(k.build(), line, "dot: a must be a 2-D block, got tensor<64xf16>");
+  expectError(k.build(), line, "dot: a must be a 2-D block (or 3-D: batch, rows, K), got tensor<64xf16>");
 }
 
 TEST(Diagnostics, DotAccumulatorOfWrongShape) {

@@ -3,6 +3,8 @@
 #include "DSLTestUtils.h"
 
 #include "brick/Dialect/Brick/BrickDialect.h"
+#include "brick/JIT/Compile.h"
+#include "brick/Target/PTX.h"
 
 #include <gmock/gmock.h>
 
@@ -246,6 +248,58 @@ TEST(Semantics, AtomicsAndDebugging) {
   EXPECT_EQ(ops["brick.atomic_cas"], 1);
   EXPECT_EQ(ops["brick.assert"], 1);
   EXPECT_EQ(ops["brick.print"], 1);
+}
+
+auto batchedDot() {
+  return kernel("batched_dot", [](Ptr<f32> c, Ptr<f32> a, Ptr<f32> b) {
+    Tensor q = arange(0, 2).reshape({2, 1, 1});
+    Tensor rows = arange(0, 4).reshape({1, 4, 1}), ks = arange(0, 8).reshape({1, 1, 8});
+    Tensor kRows = arange(0, 8).reshape({1, 8, 1}), columns = arange(0, 4).reshape({1, 1, 4});
+    store(c + q * 16 + rows * 4 + columns,
+          dot(load(a + q * 32 + rows * 8 + ks), load(b + q * 32 + kRows * 4 + columns), zeros<f32>({2, 4, 4}),
+              Precision::IEEE));
+  });
+}
+
+TEST(BatchedDot, EachBatchMultipliesItsOwnMatrices) {
+  std::vector<float> a(64), b(64), c(32);
+  for (int i = 0; i < 64; ++i)
+    a[i] = float(i % 7) - 3, b[i] = float(i % 5) * 0.5f;
+  runtime::Device cpu = runtime::Device::interpreter();
+  ASSERT_FALSE(batchedDot().launch(Grid{1}, LaunchOptions{.device = &cpu}, c.data(), a.data(), b.data()));
+  for (int q = 0; q < 2; ++q)
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) {
+        float expected = 0;
+        for (int p = 0; p < 8; ++p)
+          expected += a[q * 32 + i * 8 + p] * b[q * 32 + p * 4 + j];
+        ASSERT_EQ(c[q * 16 + i * 4 + j], expected) << q << ": " << i << "," << j;
+      }
+}
+
+TEST(BatchedDot, RunsOnTheFmaPathForTheGpu) {
+  for (const char *target : {"sm_80", "sm_90a"}) {
+    auto compiled = compileKernel(batchedDot(), {dyn, dyn, dyn}, {.target = target, .stage = "ptx"});
+    ASSERT_TRUE(compiled) << target << ": " << compiled.error().message();
+    EXPECT_THAT(compiled->text, HasSubstr("fma.rn.f32")) << target;
+    EXPECT_THAT(compiled->text, ::testing::Not(HasSubstr("mma"))) << target;
+  }
+  if (!findPtxas().empty()) {
+    auto cubin = compileKernel(batchedDot(), {dyn, dyn, dyn}, {.target = "sm_90a", .stage = "cubin"});
+    EXPECT_TRUE(cubin) << cubin.error().message();
+  }
+}
+
+TEST(BatchedDot, MismatchedBatchesAreErrorsAtTheUsersLine) {
+  auto batches = kernel("batches", [](Ptr<f32> out) {
+    store(out + arange(0, 32).reshape({2, 4, 4}), dot(zeros<f16>({2, 4, 8}), zeros<f16>({4, 8, 4})));
+  });
+  EXPECT_THAT(batches.build().errors(), HasSubstr("DSLSemanticsTest.cpp"));
+  EXPECT_THAT(batches.build().errors(), HasSubstr("dot: a and b have different batch sizes"));
+  auto ranks = kernel("ranks", [](Ptr<f32> out) {
+    store(out + arange(0, 32).reshape({2, 4, 4}), dot(zeros<f16>({2, 4, 8}), zeros<f16>({8, 4})));
+  });
+  EXPECT_THAT(ranks.build().errors(), HasSubstr("dot: b must be a 3-D block like a"));
 }
 
 } // namespace

@@ -1,7 +1,8 @@
 //===- DotOpToLLVM.cpp - brick.dot without tensor cores: FMAs over shared memory ---===//
 //
 // The portable fallback: a and b go to shared memory (row-major), then each thread runs a loop over K that
-// multiplies the rows of a and columns of b its accumulator registers need and adds them in. Inputs are
+// multiplies the rows of a and columns of b its accumulator registers need and adds them in. A batched dot
+// (a leading batch dimension on a, b and c) does the same per batch index: a "row" is then a (batch, row) pair. Inputs are
 // widened (f16/bf16 to f32, i8 to i32) so that accumulation is exact to the accumulator's type. Tensor cores
 // (mma.sync, wgmma) replace this on the paths that need speed.
 //
@@ -25,7 +26,8 @@ struct DotLowering : ConvertOpToLLVMPattern<DotOp> {
     auto cType = cast<RankedTensorType>(op.getC().getType());
     if (isa_and_present<brickgpu::MmaEncodingAttr>(cType.getEncoding()))
       return failure(); // tensor cores: DotOpToMMAv2.cpp
-    int64_t M = aType.getDimSize(0), K = aType.getDimSize(1), N = bType.getDimSize(1);
+    bool batched = cType.getRank() == 3;
+    int64_t M = aType.getDimSize(batched), K = aType.getDimSize(batched + 1), N = bType.getDimSize(batched + 1);
     Type aElement = getTypeConverter()->convertType(aType.getElementType());
     Type bElement = getTypeConverter()->convertType(bType.getElementType());
     Type accElement = getTypeConverter()->convertType(cType.getElementType());
@@ -42,8 +44,7 @@ struct DotLowering : ConvertOpToLLVMPattern<DotOp> {
     auto stage = [&](Value values, RankedTensorType type, Type element, Value at) {
       auto coordinates = emitCoordinates(b, loc, brickgpu::getLinearLayout(type), thread);
       for (auto [value, coordinate] : llvm::zip(unpack(b, loc, values), coordinates)) {
-        Value index = LLVM::AddOp::create(
-            b, loc, LLVM::MulOp::create(b, loc, coordinate[0], i32Constant(b, loc, type.getDimSize(1))), coordinate[1]);
+        Value index = rowMajorIndex(b, loc, coordinate, type.getShape());
         LLVM::StoreOp::create(b, loc, value, LLVM::GEPOp::create(b, loc, sharedPointer, element, at, ValueRange{index}));
       }
     };
@@ -68,8 +69,16 @@ struct DotLowering : ConvertOpToLLVMPattern<DotOp> {
         values.push_back(v);
         return static_cast<unsigned>(keys.size() - 1);
       };
-      rowOf.push_back(slot(rowKey, rows, c[0], cCoordinates[reg][0]));
-      columnOf.push_back(slot(columnKey, columns, c[1], cCoordinates[reg][1]));
+      // Rows of a by (batch, row): their first element's index into a's staging, (batch * M + row) * K.
+      // Columns of b by (batch, column): batch * K * N + column.
+      auto &cc = cCoordinates[reg];
+      Value row = batched ? LLVM::AddOp::create(b, loc, LLVM::MulOp::create(b, loc, cc[0], i32Constant(b, loc, M)), cc[1])
+                          : cc[0];
+      Value column = batched ? LLVM::AddOp::create(b, loc, LLVM::MulOp::create(b, loc, cc[0], i32Constant(b, loc, K * N)),
+                                                   cc[2])
+                             : cc[1];
+      rowOf.push_back(slot(rowKey, rows, batched ? c[0] * M + c[1] : c[0], row));
+      columnOf.push_back(slot(columnKey, columns, batched ? c[0] * N + c[2] : c[1], column));
     }
 
     // for (k = 0; k < K; ++k) acc[r] += a[row(r), k] * b[k, column(r)]
@@ -122,7 +131,6 @@ struct DotLowering : ConvertOpToLLVMPattern<DotOp> {
     Value result = pack(b, loc, getTypeConverter()->convertType(cType), SmallVector<Value>(exit->getArguments()));
     LLVM::BrOp::create(b, loc, ValueRange{}, after);
     b.replaceOp(op, result);
-    (void)M;
     return success();
   }
 };

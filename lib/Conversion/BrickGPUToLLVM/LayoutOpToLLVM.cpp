@@ -16,15 +16,6 @@ namespace mlir::brick::lowering {
 namespace {
 using brickgpu::LinearLayout;
 
-Value rowMajorIndex(OpBuilder &b, Location loc, ArrayRef<Value> coordinate, ArrayRef<int64_t> shape) {
-  Value index = i32Constant(b, loc, 0);
-  for (auto [c, extent] : llvm::zip(coordinate, shape)) {
-    index = LLVM::MulOp::create(b, loc, index, i32Constant(b, loc, extent));
-    index = LLVM::AddOp::create(b, loc, index, c);
-  }
-  return index;
-}
-
 /// How an element of a block sits in scratch shared memory: i1 as a byte, pointers as i64, like in global memory.
 struct StoredElement {
   StoredElement(OpBuilder &b, Location loc, Type element)

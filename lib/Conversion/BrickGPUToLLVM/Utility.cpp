@@ -116,6 +116,15 @@ SmallVector<Value> inlineCombiner(OpBuilder &b, Region &combiner, ArrayRef<Value
   return llvm::map_to_vector(body.getTerminator()->getOperands(), [&](Value v) { return mapping.lookupOrDefault(v); });
 }
 
+Value rowMajorIndex(OpBuilder &b, Location loc, ArrayRef<Value> coordinate, ArrayRef<int64_t> shape) {
+  Value index = i32Constant(b, loc, 0);
+  for (auto [c, extent] : llvm::zip(coordinate, shape)) {
+    index = LLVM::MulOp::create(b, loc, index, i32Constant(b, loc, extent));
+    index = LLVM::AddOp::create(b, loc, index, c);
+  }
+  return index;
+}
+
 Value i32Constant(OpBuilder &builder, Location loc, int64_t value) {
   return LLVM::ConstantOp::create(builder, loc, builder.getI32Type(), builder.getI32IntegerAttr(value));
 }

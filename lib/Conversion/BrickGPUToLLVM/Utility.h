@@ -34,6 +34,9 @@ SmallVector<Value> elementsOf(OpBuilder &builder, Location loc, Value converted)
 /// would be left for LLVM's InstCombine, which spent a third of its time on them in a matmul.
 Value buildVector(OpBuilder &builder, Location loc, VectorType type, ValueRange elements);
 
+/// The row-major index (i32) of `coordinate` in a block of `shape`.
+Value rowMajorIndex(OpBuilder &b, Location loc, ArrayRef<Value> coordinate, ArrayRef<int64_t> shape);
+
 Value i32Constant(OpBuilder &builder, Location loc, int64_t value);
 Value constantLike(OpBuilder &builder, Location loc, Type type, int64_t value);
 

@@ -227,14 +227,20 @@ LogicalResult DotOp::verify() {
   auto aType = cast<RankedTensorType>(getA().getType());
   auto bType = cast<RankedTensorType>(getB().getType());
   auto cType = cast<RankedTensorType>(getC().getType());
-  if (aType.getRank() != 2 || bType.getRank() != 2 || cType.getRank() != 2)
-    return emitOpError() << "needs 2-D operands, got a: " << aType << ", b: " << bType << ", c: " << cType;
-  if (aType.getDimSize(1) != bType.getDimSize(0))
-    return emitOpError() << "inner dimensions differ: a is " << aType << " (K = " << aType.getDimSize(1)
-                         << ") but b is " << bType << " (K = " << bType.getDimSize(0) << ")";
-  if (cType.getDimSize(0) != aType.getDimSize(0) || cType.getDimSize(1) != bType.getDimSize(1))
-    return emitOpError() << "accumulator " << cType << " must be " << aType.getDimSize(0) << "x"
-                         << bType.getDimSize(1) << " for a: " << aType << " and b: " << bType;
+  // [M, K] x [K, N] -> [M, N], or with a leading batch dimension on all three.
+  int64_t rank = aType.getRank();
+  if ((rank != 2 && rank != 3) || bType.getRank() != rank || cType.getRank() != rank)
+    return emitOpError() << "needs 2-D operands, or 3-D ones with a leading batch dimension, got a: " << aType
+                         << ", b: " << bType << ", c: " << cType;
+  unsigned m = rank - 2, k = rank - 1;
+  if (rank == 3 && (bType.getDimSize(0) != aType.getDimSize(0) || cType.getDimSize(0) != aType.getDimSize(0)))
+    return emitOpError() << "batch dimensions differ: a: " << aType << ", b: " << bType << ", c: " << cType;
+  if (aType.getDimSize(k) != bType.getDimSize(m))
+    return emitOpError() << "inner dimensions differ: a is " << aType << " (K = " << aType.getDimSize(k)
+                         << ") but b is " << bType << " (K = " << bType.getDimSize(m) << ")";
+  if (cType.getDimSize(m) != aType.getDimSize(m) || cType.getDimSize(k) != bType.getDimSize(k))
+    return emitOpError() << "accumulator " << cType << " must be " << aType.getDimSize(m) << "x"
+                         << bType.getDimSize(k) << " for a: " << aType << " and b: " << bType;
   Type aElt = aType.getElementType(), bElt = bType.getElementType(), cElt = cType.getElementType();
   if (aElt != bElt)
     return emitOpError() << "a and b must have the same element type, got " << aElt << " and " << bElt;

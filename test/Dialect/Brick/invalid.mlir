@@ -225,7 +225,7 @@ func.func @atomic_cas_width(%p: !brick.ptr<i8>, %v: i8) {
 // -----
 
 func.func @dot_rank(%a: tensor<4x16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) {
-  // expected-error @+1 {{needs 2-D operands, got a: 'tensor<4x16x16xf16>', b: 'tensor<16x16xf16>', c: 'tensor<16x16xf32>'}}
+  // expected-error @+1 {{needs 2-D operands, or 3-D ones with a leading batch dimension, got a: 'tensor<4x16x16xf16>', b: 'tensor<16x16xf16>', c: 'tensor<16x16xf32>'}}
   %0 = brick.dot %a, %b, %c : tensor<4x16x16xf16> * tensor<16x16xf16> -> tensor<16x16xf32>
   return
 }
