@@ -71,6 +71,25 @@ TEST(Random, RandintIsPhiloxOfSeedAndOffset) {
   EXPECT_EQ(uint32_t(out[3]), 0x9b00dbd8u);
 }
 
+TEST(Random, TheStreamIsTritons) {
+  // What Triton 3.6 gave on an H100 for tl.randint(1234, tl.arange(0, 8)) and tl.rand(1234, tl.arange(0, 8))
+  // (gpu-package/tri/rand.py, 2026-11-23): Brick's randint and rand are the same stream, bit for bit.
+  auto kernel = randomFloats();
+  const std::array<uint32_t, 8> tritonRandint = {546353992u,  2666454581u, 1070188760u, 3055983166u,
+                                                 346514135u,  3391693257u, 4245463582u, 3004048045u};
+  const std::array<float, 8> tritonRand = {0x1.048598p-2f, 0x1.844486p-1f, 0x1.fe4e44p-2f, 0x1.276596p-1f,
+                                           0x1.4a762cp-3f, 0x1.aeb6f0p-2f, 0x1.79aeeep-6f, 0x1.33c774p-1f};
+  std::vector<float> uniforms(8), normals(8);
+  ASSERT_FALSE(kernel.launch(Grid{1}, LaunchOptions{.device = &cpu()}, uniforms.data(), normals.data(), 1234, 8, 8));
+  std::vector<int64_t> offsets = {0, 1, 2, 3, 4, 5, 6, 7};
+  std::vector<int32_t> bits(32);
+  ASSERT_FALSE(randomBits().launch(Grid{1}, LaunchOptions{.device = &cpu()}, bits.data(), int64_t(1234), offsets.data(), 8, 8));
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(uint32_t(bits[4 * i]), tritonRandint[i]) << i;
+    EXPECT_EQ(uniforms[i], tritonRand[i]) << i;
+  }
+}
+
 TEST(Random, RandIsUniformAndRandnIsNormal) {
   auto kernel = randomFloats();
   const int n = 5000, seed = 1234;

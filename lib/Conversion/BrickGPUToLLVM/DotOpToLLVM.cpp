@@ -40,7 +40,7 @@ struct DotLowering : ConvertOpToLLVMPattern<DotOp> {
     Value aBase = base;
     Value bBase = LLVM::GEPOp::create(
         b, loc, sharedPointer, b.getI8Type(), base,
-        ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(llvm::alignTo(M * K * getSharedElementBytes(aType.getElementType()), 16))});
+        ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(llvm::alignTo(aType.getNumElements() * getSharedElementBytes(aType.getElementType()), 16))});
     auto stage = [&](Value values, RankedTensorType type, Type element, Value at) {
       auto coordinates = emitCoordinates(b, loc, brickgpu::getLinearLayout(type), thread);
       for (auto [value, coordinate] : llvm::zip(unpack(b, loc, values), coordinates)) {
