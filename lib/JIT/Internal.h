@@ -45,6 +45,10 @@ struct InterpretedKernel {
       : context(registry, mlir::MLIRContext::Threading::DISABLED) {}
 };
 
+/// A Scalar or Const argument as the number a floating-point parameter takes: an unsigned integer above INT64_MAX
+/// (held wrapped in `integer`) is itself, not its wrap.
+double numberOf(const LaunchArg &arg);
+
 /// One number per parameter saying what the specialization keeps of its argument, then the options and the
 /// device (its compute capability; 0 for the interpreter).
 void compactKey(const std::vector<ParamInfo> &params, const LaunchArg *args, const LaunchOptions &options,

@@ -64,8 +64,9 @@ runtime::Error interpretLaunch(const std::string &name, const std::vector<ParamI
       arguments.push_back(interpreter::Argument::address(arg.pointer));
       break;
     case ParamKind::Scalar:
-      arguments.push_back(arg.kind == LaunchArg::Kind::Float ? interpreter::Argument::floating(arg.real)
-                                                             : interpreter::Argument::integral(arg.integer));
+      arguments.push_back(arg.kind == LaunchArg::Kind::Float || isFloat(params[i].dtype)
+                              ? interpreter::Argument::floating(numberOf(arg))
+                              : interpreter::Argument::integral(arg.integer));
       break;
     case ParamKind::TensorDescriptor: {
       const TensorDescriptorArg &desc = *arg.descriptor;

@@ -62,6 +62,12 @@ int64_t powerOfTwoDivisor(int64_t value) {
 
 } // namespace
 
+double numberOf(const LaunchArg &arg) {
+  if (arg.kind == LaunchArg::Kind::Float)
+    return arg.real;
+  return arg.beyondInt64 ? static_cast<double>(static_cast<uint64_t>(arg.integer)) : static_cast<double>(arg.integer);
+}
+
 Specialization specializationFor(const std::vector<ParamInfo> &params, const std::vector<LaunchArg> &args) {
   Specialization spec;
   for (auto [param, arg] : llvm::zip(params, args)) {
@@ -70,7 +76,7 @@ Specialization specializationFor(const std::vector<ParamInfo> &params, const std
       if (param.dtype == DType::I1)
         spec.push_back(Arg(arg.integer != 0));
       else if (isFloat(param.dtype))
-        spec.push_back(Arg(arg.kind == LaunchArg::Kind::Float ? arg.real : static_cast<double>(arg.integer)));
+        spec.push_back(Arg(numberOf(arg)));
       else
         spec.push_back(Arg(arg.integer));
       break;
@@ -275,7 +281,7 @@ runtime::Error pack(const std::string &kernelName, const std::vector<ParamInfo> 
     if (param.kind == ParamKind::Pointer) {
       store(static_cast<uint64_t>(arg.pointer));
     } else if (isFloat(param.dtype)) {
-      double real = arg.kind == LaunchArg::Kind::Float ? arg.real : static_cast<double>(arg.integer);
+      double real = numberOf(arg);
       if (param.dtype == DType::F64)
         store(real);
       else if (param.dtype == DType::F32)
@@ -305,9 +311,13 @@ void compactKey(const std::vector<ParamInfo> &params, const LaunchArg *args, con
     const LaunchArg &arg = args[i];
     switch (params[i].kind) {
     case ParamKind::Constant: {
+      // The value the specialization holds: a floating-point constant's double, whichever number gave it (an
+      // integer's bits must not meet a double's), an integer constant's integer.
       int64_t bits = arg.integer;
-      if (arg.kind == LaunchArg::Kind::Float)
-        std::memcpy(&bits, &arg.real, sizeof(bits));
+      if (isFloat(params[i].dtype)) {
+        double real = numberOf(arg);
+        std::memcpy(&bits, &real, sizeof(bits));
+      }
       key.push_back(bits);
       break;
     }
