@@ -111,6 +111,9 @@ std::string describe(mlir::Type type);
 std::string describeShape(llvm::ArrayRef<int64_t> shape);
 /// For trans: the order that moves dimension `axis` of a rank-`rank` block last, and the order that puts it back.
 std::pair<std::vector<int32_t>, std::vector<int32_t>> axisLastOrders(int rank, int axis);
+/// The block behind `x` for the DSL function `what` (null, with an error at `loc`, when it is unset, a scalar
+/// where a block is needed, or poison).
+mlir::RankedTensorType blockType(const char *what, const Tensor &x, Loc loc, bool allowScalar = false);
 
 } // namespace brick::detail
 

@@ -14,11 +14,10 @@ using namespace mlir;
 
 namespace brick {
 
-namespace {
+using detail::blockType;
 
-/// The block behind `x` (null, with an error at `loc`, when it is unset, a scalar where a block is needed, or
-/// poison).
-RankedTensorType blockType(const char *what, const Tensor &x, Loc loc, bool allowScalar = false) {
+namespace detail {
+RankedTensorType blockType(const char *what, const Tensor &x, Loc loc, bool allowScalar) {
   KernelBuilder *kb = KernelBuilder::current(what, loc);
   if (!kb)
     return {};
@@ -27,13 +26,10 @@ RankedTensorType blockType(const char *what, const Tensor &x, Loc loc, bool allo
     return {};
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type && !allowScalar)
-    kb->error(loc, std::string(what) + ": needs a block, got the scalar " + detail::describe(value.getType()));
+    kb->error(loc, std::string(what) + ": needs a block, got the scalar " + describe(value.getType()));
   return type;
 }
 
-} // namespace
-
-namespace detail {
 std::pair<std::vector<int32_t>, std::vector<int32_t>> axisLastOrders(int rank, int axis) {
   std::vector<int32_t> toLast, back(rank);
   for (int d = 0; d < rank; ++d)

@@ -16,17 +16,10 @@ using namespace mlir;
 namespace brick {
 
 Tensor sort(const Tensor &x, bool descending, Loc loc) {
-  KernelBuilder *kb = KernelBuilder::current("sort", loc);
-  if (!kb)
-    return {};
-  if (!x.isSet())
-    return kb->fail(loc, "sort: an unset handle");
-  Value value = detail::Access::value(x);
-  if (kb->isPoison(value))
-    return x;
-  auto type = dyn_cast<RankedTensorType>(value.getType());
+  RankedTensorType type = detail::blockType("sort", x, loc);
   if (!type)
-    return kb->fail(loc, "sort: needs a block, got the scalar " + detail::describe(value.getType()), value.getType());
+    return x;
+  KernelBuilder *kb = KernelBuilder::current("sort", loc);
   if (x.isPointer() || x.dtype() == DType::I1)
     return kb->fail(loc, "sort: sorts numbers, not " + detail::describe(type), type);
   std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end()), leading(shape.begin(), shape.end() - 1);

@@ -265,8 +265,7 @@ TEST(BatchedDot, EachBatchMultipliesItsOwnMatrices) {
   std::vector<float> a(64), b(64), c(32);
   for (int i = 0; i < 64; ++i)
     a[i] = float(i % 7) - 3, b[i] = float(i % 5) * 0.5f;
-  runtime::Device cpu = runtime::Device::interpreter();
-  ASSERT_FALSE(batchedDot().launch(Grid{1}, LaunchOptions{.device = &cpu}, c.data(), a.data(), b.data()));
+  ASSERT_FALSE(batchedDot().launch(Grid{1}, LaunchOptions{.device = &brick::testing::cpu()}, c.data(), a.data(), b.data()));
   for (int q = 0; q < 2; ++q)
     for (int i = 0; i < 4; ++i)
       for (int j = 0; j < 4; ++j) {

@@ -3,6 +3,7 @@
 #define BRICK_TEST_UNIT_DSLTESTUTILS_H
 
 #include "brick/brick.h"
+#include "brick/Runtime/Device.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -13,6 +14,12 @@
 #include <string>
 
 namespace brick::testing {
+
+/// The CPU interpreter, one per test program: the device the unit tests launch on.
+inline runtime::Device &cpu() {
+  static runtime::Device device = runtime::Device::interpreter();
+  return device;
+}
 
 /// How many ops of each name the built module holds ("brick.load" -> 2, ...); fails the test on errors.
 template <class K> std::map<std::string, int> countOps(const K &kernel, const Specialization &spec = {}) {

@@ -1,6 +1,7 @@
 //===- HintsTest.cpp - multiple_of / max_contiguous / max_constancy / assume: what they unlock in the PTX, and
 //                     the interpreter's check that they are true ---===//
 
+#include "DSLTestUtils.h"
 #include "brick/JIT/Compile.h"
 #include "brick/JIT/JIT.h"
 
@@ -15,10 +16,10 @@ using ::testing::HasSubstr;
 
 namespace {
 
-runtime::Device &cpu() {
-  static runtime::Device device = runtime::Device::interpreter();
-  return device;
-}
+using brick::testing::cpu;
+
+/// The line of gather()'s hints, which a false hint's error names.
+int hintLine = 0;
 
 /// A paged gather: each group of 4 indices is 4 consecutive elements starting at a multiple of 4, which only
 /// the programmer knows.
@@ -27,6 +28,7 @@ auto gather() {
                              Const<bool> HINT) {
     Tensor i = program_id(0) * BLOCK + arange(0, BLOCK);
     Tensor index = load(indices + i, i < n);
+    hintLine = __LINE__ + 2;
     if (HINT)
       index = max_contiguous(multiple_of(index, {4}), {4});
     store(out + i, load(table + index, i < n), i < n);
@@ -69,7 +71,7 @@ TEST(Hints, TrueHintsRunAndFalseOnesAreErrorsAtTheirLine) {
   runtime::Error error = kernel.launch(Grid{2}, LaunchOptions{.device = &cpu()}, out.data(), table.data(),
                                        indices.data(), n, 256, true);
   ASSERT_TRUE(error);
-  EXPECT_THAT(error.message(), HasSubstr("HintsTest.cpp:31"));
+  EXPECT_THAT(error.message(), HasSubstr("HintsTest.cpp:" + std::to_string(hintLine)));
   EXPECT_THAT(error.message(), HasSubstr("hint: contiguity 4 along dimension 0 is false: 100 at element (6) does not follow"));
   // A run that starts off a multiple of 4.
   for (int i = 0; i < 4; ++i)

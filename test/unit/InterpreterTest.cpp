@@ -4,6 +4,7 @@
 // semantic the GPU has (masks and `other`, wrapping integers, rounding floats, reductions, dot, atomics,
 // control flow) or a check the interpreter adds (out-of-bounds accesses at the user's line, assertions).
 
+#include "DSLTestUtils.h"
 #include "brick/Interpreter/Interpreter.h"
 #include "brick/JIT/JIT.h"
 #include "brick/Support/HalfFloat.h"
@@ -26,10 +27,7 @@ using ::testing::HasSubstr;
 
 namespace {
 
-const runtime::Device &cpu() {
-  static runtime::Device device = runtime::Device::interpreter();
-  return device;
-}
+using brick::testing::cpu;
 LaunchOptions onCpu() { return LaunchOptions{.device = &cpu()}; }
 
 /// Brick IR text parsed into a context with every dialect of the pipeline (for tests that run IR directly).

@@ -1,5 +1,6 @@
 //===- MovementTest.cpp - join, split, cat, permute, flip on the interpreter, in PTX, and their misuse ----===//
 
+#include "DSLTestUtils.h"
 #include "brick/JIT/Compile.h"
 #include "brick/JIT/JIT.h"
 
@@ -16,10 +17,7 @@ using ::testing::HasSubstr;
 
 namespace {
 
-runtime::Device &cpu() {
-  static runtime::Device device = runtime::Device::interpreter();
-  return device;
-}
+using brick::testing::cpu;
 
 /// in: 8x16 f32 rows; out: join / split / cat / permute / flip results, laid out one after another.
 auto movements() {

@@ -1,5 +1,6 @@
 //===- RandomTest.cpp - randint4x / randint / rand / randn: Philox4x32 bit for bit, on the interpreter ---===//
 
+#include "DSLTestUtils.h"
 #include "brick/JIT/Compile.h"
 #include "brick/JIT/JIT.h"
 #include "Philox.h"
@@ -20,10 +21,7 @@ namespace {
 using test::philox;
 using test::uniform;
 
-runtime::Device &cpu() {
-  static runtime::Device device = runtime::Device::interpreter();
-  return device;
-}
+using brick::testing::cpu;
 
 auto randomBits() {
   return kernel("random_bits", [](Ptr<i32> out, Long seed, Ptr<i64> offsetsIn, Int n, Const<int> BLOCK) {
