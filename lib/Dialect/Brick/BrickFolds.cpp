@@ -146,14 +146,20 @@ struct AddPtrOfSplats : OpRewritePattern<AddPtrOp> {
   }
 };
 
-/// addptr(addptr(p, a), b) -> addptr(p, a + b): one address computation where the DSL wrote two.
+/// addptr(addptr(p, a), b) -> addptr(p, a + b): one address computation where the DSL wrote two. Each addptr
+/// sign-extends its offset, so the sum is taken in i64: in a narrower type it would wrap where the two steps do
+/// not (two i8 steps of 100 are 200 elements, not -56; two i1 steps of -1 are -2, not 0).
 struct CombineAddPtrs : OpRewritePattern<AddPtrOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AddPtrOp op, PatternRewriter &rewriter) const override {
     auto inner = op.getPtr().getDefiningOp<AddPtrOp>();
-    if (!inner || inner.getOffset().getType() != op.getOffset().getType())
+    if (!inner)
       return failure();
-    Value sum = arith::AddIOp::create(rewriter, op.getLoc(), inner.getOffset(), op.getOffset());
+    auto wide = [&](Value offset) -> Value {
+      Type i64 = getTypeLike(offset.getType(), rewriter.getI64Type());
+      return offset.getType() == i64 ? offset : arith::ExtSIOp::create(rewriter, op.getLoc(), i64, offset).getResult();
+    };
+    Value sum = arith::AddIOp::create(rewriter, op.getLoc(), wide(inner.getOffset()), wide(op.getOffset()));
     rewriter.replaceOpWithNewOp<AddPtrOp>(op, op.getType(), inner.getPtr(), sum);
     return success();
   }

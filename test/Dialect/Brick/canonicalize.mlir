@@ -41,15 +41,38 @@ func.func @addptr_of_splats(%p: !brick.ptr<f32>, %o: i32) -> tensor<16x!brick.pt
 
 // -----
 
+// Two steps become one, summed in i64: each step sign-extends its offset, so a narrower sum could wrap where the
+// steps do not.
 // CHECK-LABEL: func.func @addptr_chain
 // CHECK-SAME: (%[[P:.*]]: tensor<16x!brick.ptr<f32>>, %[[A:.*]]: tensor<16xi32>, %[[B:.*]]: tensor<16xi32>)
-// CHECK: %[[SUM:.*]] = arith.addi %[[A]], %[[B]] : tensor<16xi32>
-// CHECK: %[[R:.*]] = brick.addptr %[[P]], %[[SUM]]
+// CHECK-DAG: %[[WA:.*]] = arith.extsi %[[A]] : tensor<16xi32> to tensor<16xi64>
+// CHECK-DAG: %[[WB:.*]] = arith.extsi %[[B]] : tensor<16xi32> to tensor<16xi64>
+// CHECK: %[[SUM:.*]] = arith.addi %[[WA]], %[[WB]] : tensor<16xi64>
+// CHECK: %[[R:.*]] = brick.addptr %[[P]], %[[SUM]] : tensor<16x!brick.ptr<f32>>, tensor<16xi64>
 // CHECK: return %[[R]]
 func.func @addptr_chain(%p: tensor<16x!brick.ptr<f32>>, %a: tensor<16xi32>, %b: tensor<16xi32>) -> tensor<16x!brick.ptr<f32>> {
   %0 = brick.addptr %p, %a : tensor<16x!brick.ptr<f32>>, tensor<16xi32>
   %1 = brick.addptr %0, %b : tensor<16x!brick.ptr<f32>>, tensor<16xi32>
   return %1 : tensor<16x!brick.ptr<f32>>
+}
+
+// -----
+
+// Found by brick-fuzz-interpreter: two i1 steps of true (-1 each) were summed in i1 to false (no step at all), and
+// two i8 steps of 100 to -56. Offsets of different types combine too, each widened.
+// CHECK-LABEL: func.func @addptr_chain_of_narrow_offsets
+// CHECK-SAME: (%[[P:.*]]: !brick.ptr<f16>, %[[A:.*]]: i1, %[[B:.*]]: i8, %[[C:.*]]: i64)
+// CHECK-DAG: %[[WA:.*]] = arith.extsi %[[A]] : i1 to i64
+// CHECK-DAG: %[[WB:.*]] = arith.extsi %[[B]] : i8 to i64
+// CHECK: %[[AB:.*]] = arith.addi %[[WA]], %[[WB]] : i64
+// CHECK: %[[ABC:.*]] = arith.addi %[[AB]], %[[C]] : i64
+// CHECK: %[[R:.*]] = brick.addptr %[[P]], %[[ABC]] : !brick.ptr<f16>, i64
+// CHECK: return %[[R]]
+func.func @addptr_chain_of_narrow_offsets(%p: !brick.ptr<f16>, %a: i1, %b: i8, %c: i64) -> !brick.ptr<f16> {
+  %0 = brick.addptr %p, %a : !brick.ptr<f16>, i1
+  %1 = brick.addptr %0, %b : !brick.ptr<f16>, i8
+  %2 = brick.addptr %1, %c : !brick.ptr<f16>, i64
+  return %2 : !brick.ptr<f16>
 }
 
 // -----
