@@ -365,7 +365,13 @@ def Brick_InlineAsmElementwiseOp : Brick_Op<"inline_asm_elementwise", [
     registers in order), `constraints` LLVM's constraint string (`"=r,r,r"`: one output, two 32-bit inputs). All
     operands and results have one shape (scalars or blocks); each element's values go through the assembly once.
     `pure` lets the compiler remove and merge it like arithmetic; otherwise it is kept and ordered as a write to
-    memory. `pack` (elements per invocation) is 1. The interpreter cannot run PTX and says so.
+    memory. `pack` (1, 2, 4, 8 or 16) is how many elements one invocation handles, as Triton's: 8- and 16-bit
+    values share 32-bit registers (as many as fit, up to `pack`; the first element in the lowest bits), wider
+    ones take a register each, so the constraints name, per result and then per operand, `pack / elementsPerRegister`
+    registers. The assembly must treat its elements position by position (element j of each operand gives element
+    j of each result): which elements of a thread share an invocation is the compiler's choice, and a thread whose
+    elements do not fill the last invocation pads it with zeros and drops what comes out for the padding. The
+    interpreter cannot run PTX and says so.
 
     ```mlir
     %r = brick.inline_asm_elementwise "shf.l.wrap.b32 $0, $1, $1, $2;" "=r,r,r" pure %x, %n : tensor<64xi32>, i32 -> tensor<64xi32>
@@ -378,6 +384,16 @@ def Brick_InlineAsmElementwiseOp : Brick_Op<"inline_asm_elementwise", [
     $asm_string $constraints (`pure` $pure^)? ($args^)? attr-dict `:` functional-type($args, $results)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// How many elements of type `elementType` share one register when an invocation handles `pack` of them.
+    static int64_t elementsPerRegister(::mlir::Type elementType, int64_t pack);
+    /// How many registers (constraints) one invocation has for a value of `elementType`.
+    static int64_t registersPerInvocation(::mlir::Type elementType, int64_t pack) {
+      return pack / elementsPerRegister(elementType, pack);
+    }
+    /// The constraint count the op's results and operands need: {outputs, inputs}.
+    std::pair<int64_t, int64_t> expectedConstraintCounts();
+  }];
 }
 
 def Brick_PrintOp : Brick_Op<"print", [MemoryEffects<[MemWrite<Brick_GlobalMemory>]>]> {

@@ -24,8 +24,8 @@ std::vector<Tensor> inline_asm_elementwise(const std::string &asmText, const std
   };
   if (results.empty())
     return failAll("give at least one result type");
-  if (pack != 1)
-    return failAll("pack " + std::to_string(pack) + " is not supported yet: each invocation takes one element");
+  if (pack < 1 || pack > 16 || (pack & (pack - 1)) != 0)
+    return failAll("pack " + std::to_string(pack) + " is not 1, 2, 4, 8 or 16 (elements per invocation)");
   // Literals are i32 or f32; every operand broadcasts to one shape.
   SmallVector<Value> values;
   for (const Operand &arg : args) {
@@ -60,16 +60,26 @@ std::vector<Tensor> inline_asm_elementwise(const std::string &asmText, const std
   SmallVector<Type> resultTypes;
   for (DType type : results)
     resultTypes.push_back(shape.empty() ? kb->type(type) : Type(RankedTensorType::get(shape, kb->type(type))));
-  // One "=..." per result, then one constraint per operand (what the op's verifier checks, said at this line).
+  // One "=..." per register of each result, then one constraint per register of each operand (what the op's
+  // verifier checks, said at this line): 8- and 16-bit elements share 32-bit registers under pack > 1.
   SmallVector<StringRef> parts;
   StringRef(constraints).split(parts, ',', -1, false);
-  size_t outputs = llvm::count_if(parts, [](StringRef part) { return part.trim().starts_with("="); });
-  if (outputs != results.size() || parts.size() - outputs != values.size())
+  int64_t outputs = llvm::count_if(parts, [](StringRef part) { return part.trim().starts_with("="); });
+  int64_t inputs = int64_t(parts.size()) - outputs, wantOutputs = 0, wantInputs = 0;
+  for (Type type : resultTypes)
+    wantOutputs += bir::InlineAsmElementwiseOp::registersPerInvocation(getElementTypeOrSelf(type), pack);
+  for (Value value : values)
+    wantInputs += bir::InlineAsmElementwiseOp::registersPerInvocation(getElementTypeOrSelf(value.getType()), pack);
+  if (outputs != wantOutputs || inputs != wantInputs)
     return failAll("constraints '" + constraints + "' name " + std::to_string(outputs) + " outputs and " +
-                   std::to_string(parts.size() - outputs) + " inputs, for " + std::to_string(results.size()) +
-                   " results and " + std::to_string(values.size()) + " operands");
+                   std::to_string(inputs) + " inputs, for " + std::to_string(results.size()) + " results and " +
+                   std::to_string(values.size()) + " operands" +
+                   (pack == 1 ? std::string()
+                              : " at pack " + std::to_string(pack) + ", which need " + std::to_string(wantOutputs) +
+                                    " and " + std::to_string(wantInputs) +
+                                    " (8- and 16-bit elements share 32-bit registers)"));
   auto op = bir::InlineAsmElementwiseOp::create(kb->builder(), kb->location(loc), resultTypes, asmText, constraints,
-                                                pure, /*pack=*/1, values);
+                                                pure, uint32_t(pack), values);
   std::vector<Tensor> out;
   for (Value result : op.getResults())
     out.push_back(detail::Access::wrap(result));

@@ -567,6 +567,44 @@ TEST(ExamplesOnGpu, InlineAsmRunsThePtxPerElement) {
   }
 }
 
+TEST(ExamplesOnGpu, PackedInlineAsmKeepsEveryElementsPlace) {
+  std::string why;
+  const runtime::Device *gpu = deviceFor(Where::Gpu, &why);
+  if (!gpu)
+    GTEST_SKIP() << why;
+  // Two f32 in and one register of two f16 out (element 0 in the low half); four i8 in one register each way.
+  auto kernel = brick::kernel("packed", [](Ptr<f16> half, Ptr<i8> bytes, Ptr<f32> in, Int n, Const<int> BLOCK) {
+    Tensor i = program_id(0) * BLOCK + arange(0, BLOCK);
+    Tensor x = load(in + i, i < n);
+    store(half + i, inline_asm_elementwise("cvt.rn.f16x2.f32 $0, $2, $1;", "=r,r,r", {x}, DType::F16, true, 2), i < n);
+    Tensor b = load(bytes + i, i < n);
+    store(bytes + i, inline_asm_elementwise("and.b32 $0, $1, 0x7f7f7f7f;", "=r,r", {b}, DType::I8, true, 4), i < n);
+  });
+  const int n = 1001;
+  std::vector<float> in(n);
+  std::vector<int8_t> bytes(n);
+  for (int i = 0; i < n; ++i)
+    in[i] = (i - 500) * 0.3719f, bytes[i] = int8_t(i * 37);
+  // 1024: 8 elements a thread, whole invocations; 32: one element a thread (the block repeated over 4 warps), so
+  // every invocation is padded.
+  for (int block : {1024, 32}) {
+    auto dIn = examples::host::upload(*gpu, in);
+    auto dBytes = examples::host::upload(*gpu, bytes.data(), bytes.size());
+    auto dHalf = examples::host::poisoned(*gpu, n * 2);
+    ASSERT_TRUE(dIn && dBytes && dHalf);
+    ASSERT_FALSE(kernel.launch(Grid{unsigned((n + block - 1) / block)}, LaunchOptions{}, *dHalf, *dBytes, *dIn, n,
+                               block));
+    std::string failure;
+    auto half = examples::host::download<uint16_t>(*dHalf, n, failure);
+    auto masked = examples::host::download<int8_t>(*dBytes, n, failure);
+    ASSERT_TRUE(failure.empty()) << failure;
+    for (int i = 0; i < n; ++i) {
+      ASSERT_EQ(half[i], brick::floatToHalf(in[i])) << "block " << block << ", element " << i;
+      ASSERT_EQ(masked[i], int8_t(bytes[i] & 0x7f)) << "block " << block << ", element " << i;
+    }
+  }
+}
+
 TEST(ExamplesOnGpu, SecondLaunchReusesTheCompiledKernel) {
   std::string why;
   const runtime::Device *gpu = deviceFor(Where::Gpu, &why);

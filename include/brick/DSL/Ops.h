@@ -154,9 +154,12 @@ void assume(const Operand &condition, Loc loc = Loc::current());
 /// of the operands broadcast together, as Triton's inline_asm_elementwise: `constraints` is LLVM's ("=r,r,r": a
 /// 32-bit result and two 32-bit operands; h 16-bit, r 32-bit, l 64-bit integer registers, f f32, d f64). Integer
 /// literals are i32, floating ones f32. `pure` asm may be removed or merged like arithmetic; otherwise it stays,
-/// ordered like a memory write. `pack` is 1 (one element per invocation). The interpreter cannot run PTX and says
-/// so at this line.
+/// ordered like a memory write. `pack` (1, 2, 4, 8, 16) elements go through one invocation: 8- and 16-bit elements
+/// share 32-bit registers (as many as fit, the first in the lowest bits), wider ones take one register each, and
+/// the constraints name every register, results' first. The PTX must treat elements position by position. The
+/// interpreter cannot run PTX and says so at this line.
 ///   Tensor rotated = inline_asm_elementwise("shf.l.wrap.b32 $0, $1, $1, $2;", "=r,r,r", {x, 8}, DType::I32);
+///   Tensor h = inline_asm_elementwise("cvt.rn.f16x2.f32 $0, $2, $1;", "=r,r,r", {x}, DType::F16, true, 2);
 Tensor inline_asm_elementwise(const std::string &asmText, const std::string &constraints,
                               const std::vector<Operand> &args, DType result, bool pure = true, int pack = 1,
                               Loc loc = Loc::current());

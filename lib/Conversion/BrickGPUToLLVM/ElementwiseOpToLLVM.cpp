@@ -26,7 +26,8 @@ struct ElementwiseOpLowering : ConversionPattern {
                                 ConversionPatternRewriter &rewriter) const override {
     if (op->getNumResults() != 1 || !hasLayout(op->getResult(0).getType()) || op->getNumRegions() != 0)
       return failure();
-    if (!op->hasTrait<OpTrait::Elementwise>())
+    // inline_asm_elementwise hands its PTX `pack` elements at a time: HintOpToLLVM.cpp lowers it whole.
+    if (!op->hasTrait<OpTrait::Elementwise>() || isa<InlineAsmElementwiseOp>(op))
       return failure();
     Location loc = op->getLoc();
     auto tensorType = cast<RankedTensorType>(op->getResult(0).getType());

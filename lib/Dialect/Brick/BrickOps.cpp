@@ -97,20 +97,38 @@ LogicalResult HintOp::verify() {
   return success();
 }
 
+int64_t InlineAsmElementwiseOp::elementsPerRegister(Type elementType, int64_t pack) {
+  unsigned width = elementType.isIntOrFloat() ? elementType.getIntOrFloatBitWidth() : 64;
+  if (width != 8 && width != 16)
+    return 1;
+  return std::min<int64_t>(32 / width, std::max<int64_t>(pack, 1));
+}
+
+std::pair<int64_t, int64_t> InlineAsmElementwiseOp::expectedConstraintCounts() {
+  int64_t outputs = 0, inputs = 0;
+  for (Value result : getResults())
+    outputs += registersPerInvocation(getElementTypeOrSelf(result.getType()), getPack());
+  for (Value arg : getArgs())
+    inputs += registersPerInvocation(getElementTypeOrSelf(arg.getType()), getPack());
+  return {outputs, inputs};
+}
+
 LogicalResult InlineAsmElementwiseOp::verify() {
   if (getResults().empty())
     return emitOpError() << "has no results: inline_asm_elementwise computes one or more values per element";
-  if (getPack() != 1)
-    return emitOpError() << "pack " << getPack() << " is not supported: each invocation takes one element (pack 1)";
-  // One output constraint ("=...") per result, one input per operand.
+  int64_t pack = getPack();
+  if (pack < 1 || pack > 16 || !llvm::isPowerOf2_64(pack))
+    return emitOpError() << "pack " << pack << " is not 1, 2, 4, 8 or 16 (elements per invocation)";
+  // Per result, then per operand: one constraint per register of an invocation.
   SmallVector<StringRef> parts;
   getConstraints().split(parts, ',', -1, false);
-  unsigned outputs = llvm::count_if(parts, [](StringRef part) { return part.trim().starts_with("="); });
-  unsigned inputs = parts.size() - outputs;
-  if (outputs != getResults().size() || inputs != getArgs().size())
+  int64_t outputs = llvm::count_if(parts, [](StringRef part) { return part.trim().starts_with("="); });
+  int64_t inputs = int64_t(parts.size()) - outputs;
+  auto [wantOutputs, wantInputs] = expectedConstraintCounts();
+  if (outputs != wantOutputs || inputs != wantInputs)
     return emitOpError() << "constraints '" << getConstraints() << "' name " << outputs << " outputs and " << inputs
-                         << " inputs; the op has " << getResults().size() << " results and " << getArgs().size()
-                         << " operands";
+                         << " inputs; its " << getResults().size() << " results and " << getArgs().size()
+                         << " operands at pack " << pack << " need " << wantOutputs << " and " << wantInputs;
   for (Value value : llvm::concat<Value>(getArgs(), getResults()))
     if (isa<PointerType>(getElementTypeOrSelf(value.getType())))
       return emitOpError() << "takes and gives numbers, not pointers (" << value.getType() << ")";

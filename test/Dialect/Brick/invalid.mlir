@@ -514,7 +514,7 @@ func.func @f(%x: tensor<16xf32>) {
 // -----
 
 func.func @f(%x: tensor<16xi32>) {
-  // expected-error @+1 {{constraints '=r,r' name 1 outputs and 1 inputs; the op has 1 results and 2 operands}}
+  // expected-error @+1 {{constraints '=r,r' name 1 outputs and 1 inputs; its 1 results and 2 operands at pack 1 need 1 and 2}}
   %r = brick.inline_asm_elementwise "add.s32 $0, $1, $2;" "=r,r" pure %x, %x : (tensor<16xi32>, tensor<16xi32>) -> tensor<16xi32>
   return
 }
@@ -522,8 +522,26 @@ func.func @f(%x: tensor<16xi32>) {
 // -----
 
 func.func @f(%x: tensor<16xi32>) {
-  // expected-error @+1 {{pack 4 is not supported}}
+  // expected-error @+1 {{pack 3 is not 1, 2, 4, 8 or 16 (elements per invocation)}}
+  %r = brick.inline_asm_elementwise "mov.b32 $0, $1;" "=r,r" pure %x {pack = 3 : i32} : (tensor<16xi32>) -> tensor<16xi32>
+  return
+}
+
+// -----
+
+// Four i32 elements per invocation take four registers each way.
+func.func @f(%x: tensor<16xi32>) {
+  // expected-error @+1 {{constraints '=r,r' name 1 outputs and 1 inputs; its 1 results and 1 operands at pack 4 need 4 and 4}}
   %r = brick.inline_asm_elementwise "mov.b32 $0, $1;" "=r,r" pure %x {pack = 4 : i32} : (tensor<16xi32>) -> tensor<16xi32>
+  return
+}
+
+// -----
+
+// Four f16 elements share two registers; four f32 take four.
+func.func @f(%x: tensor<16xf16>) {
+  // expected-error @+1 {{constraints '=r,r,r' name 1 outputs and 2 inputs; its 1 results and 1 operands at pack 4 need 4 and 2}}
+  %r = brick.inline_asm_elementwise "cvt.f32.f16 $0, $1;" "=r,r,r" pure %x {pack = 4 : i32} : (tensor<16xf16>) -> tensor<16xf32>
   return
 }
 

@@ -139,6 +139,10 @@ func.func @inline_asm(%x: tensor<8xi32>, %n: i32) {
   // CHECK: brick.inline_asm_elementwise "mov.b64 {$0, $1}, $2;" "=r,=r,l" %{{.*}} : (i64) -> (i32, i32)
   %w = arith.extsi %n : i32 to i64
   %lo, %hi = brick.inline_asm_elementwise "mov.b64 {$0, $1}, $2;" "=r,=r,l" %w : (i64) -> (i32, i32)
+  // Two f32 in, one register of two f16 out, per invocation.
+  // CHECK: brick.inline_asm_elementwise "cvt.rn.f16x2.f32 $0, $2, $1;" "=r,r,r" pure %{{.*}} {pack = 2 : i32} : (tensor<8xf32>) -> tensor<8xf16>
+  %f = arith.sitofp %x : tensor<8xi32> to tensor<8xf32>
+  %h = brick.inline_asm_elementwise "cvt.rn.f16x2.f32 $0, $2, $1;" "=r,r,r" pure %f {pack = 2 : i32} : (tensor<8xf32>) -> tensor<8xf16>
   return
 }
 
