@@ -278,6 +278,29 @@ LogicalResult AxisInfoAnalysis::visitOperation(Operation *op, ArrayRef<const Lat
         contiguity.resize(rank), divisibility.resize(rank), constancy.resize(rank);
         return AxisInfo(contiguity, divisibility, constancy, in[0].getConstantValue());
       })
+      .Case([&](ReshapeOp reshape) -> std::optional<AxisInfo> {
+        // A reshape that only adds or drops dimensions of size 1 (a 3-D program's `arange(0, n).reshape({1, 1, n})`)
+        // keeps each other dimension's runs; the size-1 ones are as expand_dims makes them. Others: nothing known.
+        auto srcShape = shapeOf(reshape.getSrc().getType()), shape = shapeOf(type);
+        SmallVector<unsigned> srcDims, dims;
+        for (unsigned d = 0; d < srcShape.size(); ++d)
+          if (srcShape[d] != 1)
+            srcDims.push_back(d);
+        for (unsigned d = 0; d < shape.size(); ++d)
+          if (shape[d] != 1)
+            dims.push_back(d);
+        if (srcDims.size() != dims.size())
+          return std::nullopt;
+        AxisInfo::Vector contiguity(rank, 1), divisibility(rank, everyElementDivisibility(in[0])), constancy(rank, 1);
+        for (auto [from, to] : llvm::zip(srcDims, dims)) {
+          if (srcShape[from] != shape[to])
+            return std::nullopt;
+          contiguity[to] = in[0].getContiguity(from);
+          divisibility[to] = in[0].getDivisibility(from);
+          constancy[to] = in[0].getConstancy(from);
+        }
+        return AxisInfo(contiguity, divisibility, constancy, in[0].getConstantValue());
+      })
       .Case([&](HintOp hint) {
         // What the programmer states, where it says more than the analysis found.
         AxisInfo::Vector contiguity(in[0].getContiguity()), divisibility(in[0].getDivisibility()),

@@ -79,7 +79,10 @@ SharedEncodingAttr swizzledLayout(MLIRContext *context, RankedTensorType type, A
 std::pair<Value, SmallVector<unsigned>> storageSource(Value value) {
   while (auto convert = value.getDefiningOp<ConvertLayoutOp>())
     value = convert.getSrc();
-  SmallVector<unsigned> order{1, 0};
+  unsigned rank = cast<RankedTensorType>(value.getType()).getRank();
+  SmallVector<unsigned> order;
+  for (unsigned d = rank; d-- > 0;)
+    order.push_back(d);
   if (auto blocked = dyn_cast_if_present<brickgpu::BlockedEncodingAttr>(cast<RankedTensorType>(value.getType()).getEncoding()))
     order.assign(blocked.getOrder().begin(), blocked.getOrder().end());
   return {value, order};
@@ -196,9 +199,12 @@ struct AccelerateDotPass : impl::BrickGPUAccelerateDotBase<AccelerateDotPass> {
     int64_t limit = std::min<int64_t>(255, 65536 / threads);
     int64_t accumulator = c.getNumElements() * std::max(32u, c.getElementTypeBitWidth()) / 32 / threads;
     int64_t operands = 0;
-    if (mmaWarps) // one K step: a's fragment (4 registers) per 16 rows of a warp, b's (2) per 8 columns
-      operands = 4 * std::max<int64_t>(1, c.getDimSize(0) / 16 / (*mmaWarps)[0]) +
-                 2 * std::max<int64_t>(1, c.getDimSize(1) / 8 / (*mmaWarps)[1]);
+    if (mmaWarps) { // one K step: a's fragment (4 registers) per 16 rows of a warp, b's (2) per 8 columns
+      unsigned rank = c.getRank(), mDim = rank - 2, nDim = rank - 1;
+      int64_t batches = rank == 3 ? std::max<int64_t>(1, c.getDimSize(0) / (*mmaWarps)[0]) : 1;
+      operands = batches * (4 * std::max<int64_t>(1, c.getDimSize(mDim) / 16 / (*mmaWarps)[mDim]) +
+                            2 * std::max<int64_t>(1, c.getDimSize(nDim) / 8 / (*mmaWarps)[nDim]));
+    }
     if (accumulator + operands <= limit)
       return success();
     auto kernel = dot->getParentOfType<func::FuncOp>();
@@ -223,12 +229,9 @@ struct AccelerateDotPass : impl::BrickGPUAccelerateDotBase<AccelerateDotPass> {
     module.walk([&](DotOp dot) { dots.push_back(dot); });
     bool failed = false;
     for (DotOp dot : dots) {
-      // Batched dots (a leading batch dimension) stay on the FMA path for now.
-      if (cast<RankedTensorType>(dot.getType()).getRank() != 2) {
-        failed |= ::mlir::failed(checkRegisters(dot, numWarps, std::nullopt));
-        continue;
-      }
-      std::optional<WgmmaPlan> wgmmaPlan = wgmma ? planWgmma(dot, numWarps) : std::nullopt;
+      // A batched dot (a leading batch dimension) goes on mma.sync, each batch as a dot of its own.
+      bool batched = cast<RankedTensorType>(dot.getType()).getRank() == 3;
+      std::optional<WgmmaPlan> wgmmaPlan = wgmma && !batched ? planWgmma(dot, numWarps) : std::nullopt;
       if (wgmmaPlan) {
         if (::mlir::failed(checkRegisters(dot, numWarps, std::nullopt))) { // operands stay in shared memory
           failed = true;
@@ -249,12 +252,20 @@ struct AccelerateDotPass : impl::BrickGPUAccelerateDotBase<AccelerateDotPass> {
       std::optional<unsigned> kWidth = computeCapability >= 80 ? mmaKWidth(dot) : std::nullopt;
       auto a = cast<RankedTensorType>(dot.getA().getType());
       auto c = cast<RankedTensorType>(dot.getType());
-      int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
+      unsigned rank = c.getRank();
+      int64_t m = c.getDimSize(rank - 2), n = c.getDimSize(rank - 1), k = a.getDimSize(rank - 1);
       if (kWidth && (m < 16 || n < 8 || k < 8 * *kWidth))
         kWidth.reset(); // smaller than one instruction: FMAs
       std::optional<SmallVector<unsigned>> warps;
-      if (kWidth)
+      if (kWidth && !batched) {
         warps = warpsPerTile(m, n, numWarps);
+      } else if (kWidth) {
+        // Warps over the batches first (each batch is a dot of its own: no data shared between them), the rest
+        // over M and N.
+        unsigned batchWarps = llvm::bit_floor(uint64_t(std::min<int64_t>(numWarps, c.getDimSize(0))));
+        warps = SmallVector<unsigned>{batchWarps};
+        warps->append(warpsPerTile(m, n, numWarps / batchWarps));
+      }
       if (::mlir::failed(checkRegisters(dot, numWarps, warps))) {
         failed = true;
         continue;

@@ -105,3 +105,21 @@ func.func @hinted_offsets(%p: !brick.ptr<i32> {brick.divisibility = 16 : i32}) {
   %gathered = brick.addptr %ps, %offsets : tensor<64x!brick.ptr<i32>>, tensor<64xi32>
   return
 }
+
+// -----
+
+// A reshape that only adds or drops dimensions of size 1 keeps the runs of the others (as expand_dims does).
+func.func @reshape_unit_dims() {
+  // expected-remark @+1 {{contiguity = [16], divisibility = [1073741824], constancy = [1]}}
+  %r = brick.make_range 0, 16 : tensor<16xi32>
+  // expected-remark @+1 {{contiguity = [1, 1, 16], divisibility = [1, 1, 1073741824], constancy = [1, 1, 1]}}
+  %k = brick.reshape %r : tensor<16xi32> -> tensor<1x1x16xi32>
+  // expected-remark @+1 {{contiguity = [1, 16, 1], divisibility = [1, 1073741824, 1], constancy = [1, 1, 1]}}
+  %rows = brick.reshape %r : tensor<16xi32> -> tensor<1x16x1xi32>
+  // expected-remark @+1 {{contiguity = [16], divisibility = [1073741824], constancy = [1]}}
+  %back = brick.reshape %k : tensor<1x1x16xi32> -> tensor<16xi32>
+  // Anything else regroups elements: nothing known.
+  // expected-remark @+1 {{contiguity = [1, 1], divisibility = [1, 1], constancy = [1, 1]}}
+  %grid = brick.reshape %r : tensor<16xi32> -> tensor<4x4xi32>
+  return
+}

@@ -70,3 +70,23 @@ module attributes {brickgpu.num_warps = 8 : i32} {
     return %d : tensor<8x64xf32, #l>
   }
 }
+
+// -----
+
+// A batched dot ([B, M, K] x [B, K, N]) goes on mma.sync too: warps over the batches first (4 batches, 8 warps:
+// 4 along B, the other 2 over M and N as for a 2-D dot), each operand staged with its last dimension fastest.
+#b3 = #brickgpu.blocked<{sizePerThread = [1, 1, 8], threadsPerWarp = [1, 4, 8], warpsPerCTA = [8, 1, 1], order = [2, 1, 0]}>
+// CHECK-DAG: #[[MMA3:.*]] = #brickgpu.mma<{version = 2, warpsPerCTA = [4, 2, 1], instrShape = [16, 8]}>
+// CHECK-DAG: #[[S3:.*]] = #brickgpu.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [2, 1, 0]}>
+// CHECK-DAG: #[[A3:.*]] = #brickgpu.dot_op<{opIdx = 0, parent = #[[MMA3]], kWidth = 2}>
+// CHECK-DAG: #[[B3:.*]] = #brickgpu.dot_op<{opIdx = 1, parent = #[[MMA3]], kWidth = 2}>
+module attributes {brickgpu.num_warps = 8 : i32} {
+  // CHECK-LABEL: func.func @batched
+  // CHECK: brickgpu.local_alloc %arg0 : (tensor<4x32x32xf16, #{{.*}}>) -> !brickgpu.memdesc<4x32x32xf16, #[[S3]]>
+  // CHECK: brick.dot {{.*}} : tensor<4x32x32xf16, #[[A3]]> * tensor<4x32x32xf16, #[[B3]]> -> tensor<4x32x32xf32, #[[MMA3]]>
+  // OLD-NOT: brickgpu.mma
+  func.func @batched(%a: tensor<4x32x32xf16, #b3>, %b: tensor<4x32x32xf16, #b3>, %c: tensor<4x32x32xf32, #b3>) -> tensor<4x32x32xf32, #b3> {
+    %d = brick.dot %a, %b, %c : tensor<4x32x32xf16, #b3> * tensor<4x32x32xf16, #b3> -> tensor<4x32x32xf32, #b3>
+    return %d : tensor<4x32x32xf32, #b3>
+  }
+}

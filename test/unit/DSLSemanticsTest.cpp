@@ -276,7 +276,38 @@ TEST(BatchedDot, EachBatchMultipliesItsOwnMatrices) {
       }
 }
 
-TEST(BatchedDot, RunsOnTheFmaPathForTheGpu) {
+TEST(BatchedDot, TakesTensorCoresWhereTheTypesFit) {
+  // 4 batches of 32xK times Kx32 in f16, K in a loop of 16-wide steps: mma.sync m16n8k16 with operands through
+  // ldmatrix, on sm_80 and on sm_90a (wgmma is for 2-D dots).
+  auto kernel = brick::kernel("batched_f16", [](Ptr<f32> c, Ptr<f16> a, Ptr<f16> b, Int K) {
+    Tensor q = arange(0, 4).reshape({4, 1, 1});
+    Tensor rows = arange(0, 32).reshape({1, 32, 1}), ks = arange(0, 16).reshape({1, 1, 16});
+    Tensor kRows = arange(0, 16).reshape({1, 16, 1}), columns = arange(0, 32).reshape({1, 1, 32});
+    Tensor aTile = a + q * 32 * K + rows * K + ks, bTile = b + q * 32 * K + kRows * 32 + columns;
+    Tensor acc = zeros<f32>({4, 32, 32});
+    for_range(0, cdiv(K, 16), 1, carry(acc, aTile, bTile), [&](Int k) {
+      acc = dot(load(aTile, ks < K - k * 16, 0), load(bTile, kRows < K - k * 16, 0), acc);
+      aTile = aTile + 16;
+      bTile = bTile + 16 * 32;
+    });
+    store(c + q * 1024 + rows * 32 + columns, acc);
+  });
+  Specialization specialization{Arg::divisibleBy(16), Arg::divisibleBy(16), Arg::divisibleBy(16), Arg::divisibleBy(16)};
+  for (const char *target : {"sm_80", "sm_90a"}) {
+    auto compiled = compileKernel(kernel, specialization, {.target = target, .stage = "ptx"});
+    ASSERT_TRUE(compiled) << target << ": " << compiled.error().message();
+    EXPECT_THAT(compiled->text, HasSubstr("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32")) << target;
+    EXPECT_THAT(compiled->text, HasSubstr("ldmatrix.sync.aligned")) << target;
+    EXPECT_THAT(compiled->text, HasSubstr("cp.async")) << target; // the K loop's loads are pipelined
+    EXPECT_THAT(compiled->text, ::testing::Not(HasSubstr("wgmma"))) << target;
+    if (!findPtxas().empty()) {
+      auto cubin = compileKernel(kernel, specialization, {.target = target, .stage = "cubin"});
+      EXPECT_TRUE(cubin) << target << ": " << cubin.error().message();
+    }
+  }
+}
+
+TEST(BatchedDot, IeeePrecisionRunsOnTheFmaPath) {
   for (const char *target : {"sm_80", "sm_90a"}) {
     auto compiled = compileKernel(batchedDot(), {dyn, dyn, dyn}, {.target = target, .stage = "ptx"});
     ASSERT_TRUE(compiled) << target << ": " << compiled.error().message();

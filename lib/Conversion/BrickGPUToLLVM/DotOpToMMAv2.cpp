@@ -6,6 +6,7 @@
 //   a: words at (m, k), (m + 8, k), (m, k + 4 kWidth), (m + 8, k + 4 kWidth), each kWidth elements along K;
 //   b: words at (k, n), (k + 4 kWidth, n);
 //   c: (m, n), (m, n + 1), (m + 8, n), (m + 8, n + 1).
+// A batched dot ([B, M, K] x [B, K, N]) does the same for each batch a thread's registers hold.
 // f32 inputs are rounded to tf32 (cvt.rna, as ptxas does not round); tf32x3 splits each into a tf32 "big" part and
 // the tf32 of what is left, and adds small*big + big*small + big*big, which is about as exact as f32 FMAs.
 //
@@ -30,7 +31,8 @@ struct MmaV2DotLowering : ConvertOpToLLVMPattern<DotOp> {
     Location loc = op.getLoc();
     MLIRContext *context = b.getContext();
     unsigned kWidth = aEncoding.getKWidth(), instrK = aEncoding.getInstrK();
-    int64_t K = aType.getDimSize(1);
+    unsigned rank = cType.getRank();
+    int64_t K = aType.getDimSize(rank - 1);
     Type inputElement = aType.getElementType(), accElement = cType.getElementType();
     bool tf32 = inputElement.isF32(), threeTf32 = tf32 && op.getInputPrecision() == InputPrecision::tf32x3;
     bool f16Accumulator = accElement.isF16();
@@ -40,18 +42,19 @@ struct MmaV2DotLowering : ConvertOpToLLVMPattern<DotOp> {
     RegisterIndex aIndex(aLayout), bIndex(bLayout), cIndex(cLayout);
     // The accumulator tiles this thread holds, in register order; each needs its fragments in the operands'
     // registers (layouts that do not fit together, as hand-written IR may have, are refused before any code).
-    SmallVector<std::pair<int64_t, int64_t>> tiles;
+    SmallVector<std::tuple<int64_t, int64_t, int64_t>> tiles; // (m, n, batch)
     for (unsigned reg = 0; reg < cLayout.getNumRegisters(); ++reg) {
       LinearLayout::Coordinate c = cLayout.registerCoordinate(reg);
-      std::pair<int64_t, int64_t> tile{c[0] - c[0] % 16, c[1] - c[1] % 8};
+      int64_t m = c[rank - 2], n = c[rank - 1], batch = rank == 3 ? c[0] : 0;
+      std::tuple<int64_t, int64_t, int64_t> tile{m - m % 16, n - n % 8, batch};
       if (!llvm::is_contained(tiles, tile))
         tiles.push_back(tile);
     }
     for (int64_t k = 0; k < K; k += instrK)
-      for (auto [m, n] : tiles)
+      for (auto [m, n, batch] : tiles)
         for (int64_t step : {int64_t(0), int64_t(4 * kWidth)})
-          if (!aIndex.contains(m, k + step) || !aIndex.contains(m + 8, k + step) || !bIndex.contains(k + step, n) ||
-              !cIndex.contains(m + 8, n + 1))
+          if (!aIndex.contains(m, k + step, batch) || !aIndex.contains(m + 8, k + step, batch) ||
+              !bIndex.contains(k + step, n, batch) || !cIndex.contains(m + 8, n + 1, batch))
             return b.notifyMatchFailure(op, "the operands' #dot_op layouts do not hold the accumulator's fragments");
     SmallVector<Value> acc = unpack(b, loc, adaptor.getC());
     Type i32 = b.getI32Type();
@@ -124,14 +127,16 @@ struct MmaV2DotLowering : ConvertOpToLLVMPattern<DotOp> {
       acc.assign(acc.size(), zero);
     }
     for (int64_t k = 0; k < K; k += instrK) {
-      for (auto [m, n] : tiles) {
-        unsigned c[4] = {cIndex.at(m, n), cIndex.at(m, n + 1), cIndex.at(m + 8, n), cIndex.at(m + 8, n + 1)};
-        auto run = [&](Part aPart, Part bPart) {
-          SmallVector<Value> aOperands{word(aOperand, aIndex.at(m, k), aPart), word(aOperand, aIndex.at(m + 8, k), aPart),
-                                       word(aOperand, aIndex.at(m, k + 4 * kWidth), aPart),
-                                       word(aOperand, aIndex.at(m + 8, k + 4 * kWidth), aPart)};
-          SmallVector<Value> bOperands{word(bOperand, bIndex.at(k, n), bPart),
-                                       word(bOperand, bIndex.at(k + 4 * kWidth, n), bPart)};
+      for (auto [m, n, batch] : tiles) {
+        unsigned c[4] = {cIndex.at(m, n, batch), cIndex.at(m, n + 1, batch), cIndex.at(m + 8, n, batch),
+                         cIndex.at(m + 8, n + 1, batch)};
+        auto run = [&, m = m, n = n, batch = batch](Part aPart, Part bPart) {
+          SmallVector<Value> aOperands{word(aOperand, aIndex.at(m, k, batch), aPart),
+                                       word(aOperand, aIndex.at(m + 8, k, batch), aPart),
+                                       word(aOperand, aIndex.at(m, k + 4 * kWidth, batch), aPart),
+                                       word(aOperand, aIndex.at(m + 8, k + 4 * kWidth, batch), aPart)};
+          SmallVector<Value> bOperands{word(bOperand, bIndex.at(k, n, batch), bPart),
+                                       word(bOperand, bIndex.at(k + 4 * kWidth, n, batch), bPart)};
           SmallVector<Value> cOperands;
           if (f16Accumulator) {
             for (unsigned pair = 0; pair < 2; ++pair) {

@@ -34,8 +34,11 @@ std::optional<LdmatrixReader> LdmatrixReader::create(OpBuilder &b, Location loc,
   auto shared = dyn_cast<SharedEncodingAttr>(memory.getEncoding());
   auto nvmma = dyn_cast<brickgpu::NVMMASharedEncodingAttr>(memory.getEncoding());
   unsigned fastest = shared ? shared.getOrder()[0] : nvmma.getOrder()[0];
-  unsigned kDim = operand.getOpIdx() == 0 ? 1 : 0, otherDim = 1 - kDim;
+  unsigned rank = type.getRank(), mDim = rank - 2, nDim = rank - 1; // a batch dimension comes first
+  unsigned kDim = operand.getOpIdx() == 0 ? nDim : mDim, otherDim = operand.getOpIdx() == 0 ? mDim : nDim;
   unsigned bits = type.getElementTypeBitWidth();
+  if (fastest != kDim && fastest != otherDim)
+    return std::nullopt; // stored batch-fastest: no 16-byte rows of the operand
   LdmatrixReader reader(b, loc);
   reader.kWidth = operand.getKWidth();
   reader.transposed = fastest != kDim;
@@ -75,7 +78,7 @@ void LdmatrixReader::loadGroup(unsigned firstWord) {
   // are linear in q (their register bits are), so q's two bits each add a fixed step.
   LinearLayout::Coordinate first = origin(firstWord);
   SmallVector<Value> coordinate;
-  for (unsigned d = 0; d < 2; ++d) {
+  for (unsigned d = 0; d < layout.getRank(); ++d) {
     Value c = i32Constant(b, loc, first[d]);
     if (wordsPerLoad > 1)
       c = LLVM::XOrOp::create(b, loc, c, LLVM::MulOp::create(b, loc, matrixBit0, i32Constant(b, loc, origin(firstWord + 1)[d] ^ first[d])));

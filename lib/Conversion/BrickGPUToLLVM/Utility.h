@@ -76,17 +76,24 @@ std::optional<SmallVector<unsigned>>
 mapRegisters(const brickgpu::LinearLayout &from, const brickgpu::LinearLayout &to,
              llvm::function_ref<brickgpu::LinearLayout::Coordinate(const brickgpu::LinearLayout::Coordinate &)> transform);
 
-/// Which register holds each coordinate of a 2-D layout (lane 0 of warp 0's view; other threads hold the same
+/// Which register holds each coordinate of a 2-D or batched 3-D layout (lane 0 of warp 0's view; other threads hold the same
 /// registers at their own offsets): how tensor-core lowerings find an instruction's fragments.
 struct RegisterIndex {
   explicit RegisterIndex(const brickgpu::LinearLayout &layout) {
     for (unsigned reg = 0; reg < layout.getNumRegisters(); ++reg)
       byCoordinate.try_emplace(key(layout.registerCoordinate(reg)), reg);
   }
-  unsigned at(int64_t row, int64_t column) const { return byCoordinate.lookup(key({row, column})); }
-  bool contains(int64_t row, int64_t column) const { return byCoordinate.contains(key({row, column})); }
-  static std::pair<int64_t, int64_t> key(const brickgpu::LinearLayout::Coordinate &c) { return {c[0], c[1]}; }
-  llvm::DenseMap<std::pair<int64_t, int64_t>, unsigned> byCoordinate;
+  /// (row, column) of a 2-D block, or of batch `batch` of a 3-D one.
+  unsigned at(int64_t row, int64_t column, int64_t batch = 0) const {
+    return byCoordinate.lookup({batch, row, column});
+  }
+  bool contains(int64_t row, int64_t column, int64_t batch = 0) const {
+    return byCoordinate.contains({batch, row, column});
+  }
+  static std::tuple<int64_t, int64_t, int64_t> key(const brickgpu::LinearLayout::Coordinate &c) {
+    return c.size() == 3 ? std::tuple{c[0], c[1], c[2]} : std::tuple{int64_t(0), c[0], c[1]};
+  }
+  llvm::DenseMap<std::tuple<int64_t, int64_t, int64_t>, unsigned> byCoordinate;
 };
 
 /// fence.proxy.async.shared::cta: shared-memory writes of this thread become visible to the async proxy (wgmma,

@@ -171,8 +171,10 @@ void appendRepeats(SmallVectorImpl<LinearLayout::Coordinate> &bases, ArrayRef<in
 }
 
 LogicalResult verifyWarps(function_ref<InFlightDiagnostic()> emitError, ArrayRef<unsigned> warpsPerCTA) {
-  if (warpsPerCTA.size() != 2)
-    return emitError() << "a tensor-core layout is 2-D: warpsPerCTA needs 2 entries, got " << warpsPerCTA.size();
+  if (warpsPerCTA.size() != 2 && warpsPerCTA.size() != 3)
+    return emitError() << "a tensor-core layout is 2-D (or 3-D with a leading batch dimension): warpsPerCTA needs 2 "
+                          "or 3 entries, got "
+                       << warpsPerCTA.size();
   if (!llvm::all_of(warpsPerCTA, [](unsigned w) { return w > 0 && llvm::isPowerOf2_32(w); }))
     return emitError() << "warpsPerCTA must be powers of two";
   return success();
@@ -306,6 +308,8 @@ LogicalResult MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitErr
     return emitError() << "an mma version 3 layout has instrShape = [64, N], N a power of two from 8 to 256";
   if (failed(verifyWarps(emitError, warpsPerCTA)))
     return failure();
+  if (warpsPerCTA.size() != 2)
+    return emitError() << "an mma version 3 layout is 2-D: warpsPerCTA needs 2 entries, got " << warpsPerCTA.size();
   if (warpsPerCTA[0] % 4 != 0)
     return emitError() << "an mma version 3 layout is issued by warpgroups: warpsPerCTA[0] must be a multiple of 4, got "
                        << warpsPerCTA[0];
@@ -313,12 +317,16 @@ LogicalResult MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitErr
 }
 
 LinearLayout MmaEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
-  // One 16x8 piece per warp: c0, c1 at (l / 4, 2 * (l % 4) + {0, 1}), c2, c3 eight rows down.
-  SmallVector<LinearLayout::Coordinate> registers{basisAlong(shape, 1, 1), basisAlong(shape, 0, 8)};
-  SmallVector<LinearLayout::Coordinate> lanes{basisAlong(shape, 1, 2), basisAlong(shape, 1, 4), basisAlong(shape, 0, 1),
-                                              basisAlong(shape, 0, 2), basisAlong(shape, 0, 4)};
-  SmallVector<LinearLayout::Coordinate> warps;
+  // M and N are the last two dimensions; a 3-D layout has a batch dimension first, whose warps come after the
+  // M and N ones and whose repeats are the outermost registers.
   ArrayRef<unsigned> wpc = getWarpsPerCTA();
+  unsigned rank = wpc.size(), mDim = rank - 2, nDim = rank - 1;
+  // One 16x8 piece per warp: c0, c1 at (l / 4, 2 * (l % 4) + {0, 1}), c2, c3 eight rows down.
+  SmallVector<LinearLayout::Coordinate> registers{basisAlong(shape, nDim, 1), basisAlong(shape, mDim, 8)};
+  SmallVector<LinearLayout::Coordinate> lanes{basisAlong(shape, nDim, 2), basisAlong(shape, nDim, 4),
+                                              basisAlong(shape, mDim, 1), basisAlong(shape, mDim, 2),
+                                              basisAlong(shape, mDim, 4)};
+  SmallVector<LinearLayout::Coordinate> warps;
   if (isWarpGroup()) {
     // wgmma: a warp's pieces run along the instruction's N; the warps of a warpgroup, then warpgroups, along M.
     int64_t instrN = getInstrShape()[1];
@@ -329,15 +337,24 @@ LinearLayout MmaEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
     appendRepeats(registers, shape, 0, 16 * int64_t(wpc[0]));
     return LinearLayout(shape, registers, lanes, warps);
   }
-  appendSteps(warps, shape, 1, 8, wpc[1]);
-  appendSteps(warps, shape, 0, 16, wpc[0]);
-  appendRepeats(registers, shape, 1, 8 * int64_t(wpc[1]));
-  appendRepeats(registers, shape, 0, 16 * int64_t(wpc[0]));
+  appendSteps(warps, shape, nDim, 8, wpc[nDim]);
+  appendSteps(warps, shape, mDim, 16, wpc[mDim]);
+  if (rank == 3)
+    appendSteps(warps, shape, 0, 1, wpc[0]);
+  appendRepeats(registers, shape, nDim, 8 * int64_t(wpc[nDim]));
+  appendRepeats(registers, shape, mDim, 16 * int64_t(wpc[mDim]));
+  if (rank == 3)
+    appendRepeats(registers, shape, 0, wpc[0]);
   return LinearLayout(shape, registers, lanes, warps);
 }
 
-unsigned MmaEncodingAttr::getNumWarps() const { return getWarpsPerCTA()[0] * getWarpsPerCTA()[1]; }
-unsigned MmaEncodingAttr::getRank() const { return 2; }
+unsigned MmaEncodingAttr::getNumWarps() const {
+  unsigned warps = 1;
+  for (unsigned w : getWarpsPerCTA())
+    warps *= w;
+  return warps;
+}
+unsigned MmaEncodingAttr::getRank() const { return getWarpsPerCTA().size(); }
 
 LogicalResult DotOperandEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned opIdx,
                                              MmaEncodingAttr parent, unsigned kWidth) {
@@ -354,10 +371,12 @@ LogicalResult DotOperandEncodingAttr::verify(function_ref<InFlightDiagnostic()> 
 }
 
 LinearLayout DotOperandEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
-  // The operand's own dimensions: K, and the one it shares with the result (M for a, N for b).
-  unsigned kDim = getOpIdx() == 0 ? 1 : 0, otherDim = 1 - kDim;
-  int64_t kWidth = getKWidth();
+  // The operand's own dimensions (the last two; a batch dimension comes first): K, and the one it shares with the
+  // result (M for a, N for b).
   ArrayRef<unsigned> wpc = getParent().getWarpsPerCTA();
+  unsigned rank = wpc.size(), mDim = rank - 2, nDim = rank - 1;
+  unsigned kDim = getOpIdx() == 0 ? nDim : mDim, otherDim = getOpIdx() == 0 ? mDim : nDim;
+  int64_t kWidth = getKWidth();
   SmallVector<LinearLayout::Coordinate> registers, lanes, warps;
   appendSteps(registers, shape, kDim, 1, kWidth); // kWidth elements along K share a 32-bit register
   if (getOpIdx() == 0)
@@ -365,19 +384,24 @@ LinearLayout DotOperandEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) con
   registers.push_back(basisAlong(shape, kDim, 4 * kWidth));
   lanes = {basisAlong(shape, kDim, kWidth), basisAlong(shape, kDim, 2 * kWidth), basisAlong(shape, otherDim, 1),
            basisAlong(shape, otherDim, 2), basisAlong(shape, otherDim, 4)};
-  // The parent's warp bits, N first: warps along the other operand's dimension hold the same elements.
-  LinearLayout::Coordinate none(2, 0);
-  for (unsigned i = 1; i < wpc[1]; i *= 2)
-    warps.push_back(getOpIdx() == 1 ? basisAlong(shape, 1, 8 * i) : none);
-  for (unsigned i = 1; i < wpc[0]; i *= 2)
-    warps.push_back(getOpIdx() == 0 ? basisAlong(shape, 0, 16 * i) : none);
+  // The parent's warp bits, N first, then M, then batch: warps along the other operand's dimension hold the same
+  // elements; both operands follow the batch warps.
+  LinearLayout::Coordinate none(rank, 0);
+  for (unsigned i = 1; i < wpc[nDim]; i *= 2)
+    warps.push_back(getOpIdx() == 1 ? basisAlong(shape, nDim, 8 * i) : none);
+  for (unsigned i = 1; i < wpc[mDim]; i *= 2)
+    warps.push_back(getOpIdx() == 0 ? basisAlong(shape, mDim, 16 * i) : none);
+  if (rank == 3)
+    appendSteps(warps, shape, 0, 1, wpc[0]);
   appendRepeats(registers, shape, kDim, getInstrK());
-  appendRepeats(registers, shape, otherDim, getOpIdx() == 0 ? 16 * int64_t(wpc[0]) : 8 * int64_t(wpc[1]));
+  appendRepeats(registers, shape, otherDim, getOpIdx() == 0 ? 16 * int64_t(wpc[mDim]) : 8 * int64_t(wpc[nDim]));
+  if (rank == 3)
+    appendRepeats(registers, shape, 0, wpc[0]);
   return LinearLayout(shape, registers, lanes, warps);
 }
 
 unsigned DotOperandEncodingAttr::getNumWarps() const { return getParent().getNumWarps(); }
-unsigned DotOperandEncodingAttr::getRank() const { return 2; }
+unsigned DotOperandEncodingAttr::getRank() const { return getParent().getRank(); }
 
 LogicalResult NVMMASharedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned swizzle,
                                               ArrayRef<unsigned> order) {
