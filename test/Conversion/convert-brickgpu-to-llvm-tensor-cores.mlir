@@ -133,3 +133,33 @@ module attributes {brickgpu.num_warps = 1 : i32} {
     return %d : tensor<16x8xf16, #mma>
   }
 }
+
+// -----
+
+// A batched dot: four 32x16 by 16x16 products over warps [2 batches, 2 along M, 1 along N]. Each thread holds two
+// n8 tiles of two batches (the batch repeats two apart): four mma.sync for the one K step, their fragments read by
+// two ldmatrix.x4 for a and two ldmatrix.x4.trans for b.
+#mma3 = #brickgpu.mma<{version = 2, warpsPerCTA = [2, 2, 1], instrShape = [16, 8]}>
+#a3 = #brickgpu.dot_op<{opIdx = 0, parent = #mma3, kWidth = 2}>
+#b3 = #brickgpu.dot_op<{opIdx = 1, parent = #mma3, kWidth = 2}>
+#rows3 = #brickgpu.shared<{vec = 8, perPhase = 4, maxPhase = 2, order = [2, 1, 0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: llvm.func @batched
+  // Per batch: a's fragment (one ldmatrix.x4), b's (one ldmatrix.x4.trans), then its two mma.sync.
+  // CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4
+  // CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4
+  // CHECK-COUNT-2: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+  // CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4
+  // CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4
+  // CHECK-COUNT-2: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+  // CHECK-NOT: nvvm.mma.sync
+  // CHECK: llvm.return
+  func.func @batched(%c: tensor<4x32x16xf32, #mma3>) -> tensor<4x32x16xf32, #mma3> {
+    %sa = brickgpu.local_alloc : () -> !brickgpu.memdesc<4x32x16xf16, #rows3>
+    %sb = brickgpu.local_alloc : () -> !brickgpu.memdesc<4x16x16xf16, #rows3>
+    %a = brickgpu.local_load %sa : !brickgpu.memdesc<4x32x16xf16, #rows3> -> tensor<4x32x16xf16, #a3>
+    %b = brickgpu.local_load %sb : !brickgpu.memdesc<4x16x16xf16, #rows3> -> tensor<4x16x16xf16, #b3>
+    %d = brick.dot %a, %b, %c : tensor<4x32x16xf16, #a3> * tensor<4x16x16xf16, #b3> -> tensor<4x32x16xf32, #mma3>
+    return %d : tensor<4x32x16xf32, #mma3>
+  }
+}

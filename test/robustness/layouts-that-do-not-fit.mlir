@@ -26,6 +26,18 @@ module attributes {brickgpu.num_warps = 4 : i32} {
 
 // -----
 
+// A batched (3-D) tensor-core layout on a 2-D block.
+#mma3 = #brickgpu.mma<{version = 2, warpsPerCTA = [2, 2, 1], instrShape = [16, 8]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  func.func @mma_rank() {
+    // expected-error @+1 {{is for rank-3 blocks}}
+    %c = arith.constant dense<0.0> : tensor<32x16xf32, #mma3>
+    return
+  }
+}
+
+// -----
+
 // An elementwise op whose operands are in different layouts (arith's own verifier already refuses it; the GPU
 // passes check every elementwise op the same way).
 #a = #brickgpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>

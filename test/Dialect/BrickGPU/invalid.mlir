@@ -97,6 +97,17 @@ func.func @f(%x: tensor<64x32xf32, #brickgpu.mma<{version = 3, warpsPerCTA = [2,
 
 // -----
 
+// expected-error @+1 {{an mma version 3 layout is 2-D: warpsPerCTA needs 2 entries, got 3}}
+func.func @f(%x: tensor<2x64x32xf32, #brickgpu.mma<{version = 3, warpsPerCTA = [1, 4, 1], instrShape = [64, 16]}>>) { return }
+
+// -----
+
+// expected-error @+1 {{a tensor-core layout is 2-D (or 3-D with a leading batch dimension): warpsPerCTA needs 2 or 3 entries, got 4}}
+func.func @f(%x: tensor<2x2x64x32xf32, #brickgpu.mma<{version = 2, warpsPerCTA = [1, 1, 2, 2], instrShape = [16, 8]}>>) { return }
+
+
+// -----
+
 // expected-error @+1 {{an nvmma_shared swizzle is 32, 64 or 128 bytes, got 16}}
 func.func @f(%x: !brickgpu.memdesc<64x64xf16, #brickgpu.nvmma_shared<{swizzle = 16, order = [1, 0]}>>) { return }
 

@@ -43,3 +43,15 @@ func.func @operands(%a: tensor<32x16xf16, #a>, %b: tensor<16x16xf16, #b>, %c: te
 func.func @warpgroups(%x: tensor<64x32xf32, #v3>, %y: tensor<128x64xf32, #v3>, %z: tensor<64x32xf32, #v3x2>) {
   return
 }
+
+// Batched (3-D) version 2: the 2-D layout on the last two dimensions; warps over M and N first, then batches;
+// batch repeats are the outermost registers. Both operands follow the batch warps.
+#mma3 = #brickgpu.mma<{version = 2, warpsPerCTA = [2, 2, 1], instrShape = [16, 8]}>
+#a3 = #brickgpu.dot_op<{opIdx = 0, parent = #mma3, kWidth = 2}>
+#b3 = #brickgpu.dot_op<{opIdx = 1, parent = #mma3, kWidth = 2}>
+// CHECK: argument 0: regs={{\[}}[0, 0, 1], [0, 8, 0], [0, 0, 8], [2, 0, 0]] lanes={{\[}}[0, 0, 2], [0, 0, 4], [0, 1, 0], [0, 2, 0], [0, 4, 0]] warps={{\[}}[0, 16, 0], [1, 0, 0]] shape=[4, 32, 16]
+// CHECK: argument 1: regs={{\[}}[0, 0, 1], [0, 8, 0], [0, 0, 8], [2, 0, 0]] lanes={{\[}}[0, 0, 2], [0, 0, 4], [0, 1, 0], [0, 2, 0], [0, 4, 0]] warps={{\[}}[0, 16, 0], [1, 0, 0]] shape=[4, 32, 16]
+// CHECK: argument 2: regs={{\[}}[0, 1, 0], [0, 8, 0], [0, 0, 8], [2, 0, 0]] lanes={{\[}}[0, 2, 0], [0, 4, 0], [0, 0, 1], [0, 0, 2], [0, 0, 4]] warps={{\[}}[0, 0, 0], [1, 0, 0]] shape=[4, 16, 16]
+func.func @batched(%c: tensor<4x32x16xf32, #mma3>, %a: tensor<4x32x16xf16, #a3>, %b: tensor<4x16x16xf16, #b3>) {
+  return
+}
