@@ -20,8 +20,12 @@ namespace brick::interpreter::detail {
 
 namespace {
 
-/// The shape of the result: the largest operand's.
+/// The shape of the result: its type's; for a scalar op inside a combiner, which runs on whole blocks, the largest
+/// operand's. (Not the largest operand's everywhere: `select %scalar, %a, %b` of one-element blocks has three
+/// one-element operands, and the scalar condition's empty shape would win.)
 llvm::SmallVector<int64_t, 2> resultShape(Program &program, Operation *op) {
+  if (auto tensor = dyn_cast<RankedTensorType>(op->getResult(0).getType()))
+    return llvm::SmallVector<int64_t, 2>(tensor.getShape());
   const Block *largest = nullptr;
   for (Value operand : op->getOperands()) {
     const Block &block = program.get(operand);

@@ -467,3 +467,41 @@ TEST(Interpreter, TensorDescriptorBlocksStartingBeforeTheTensorReadZerosThere) {
     }
 }
 } // namespace
+
+namespace {
+// Found by brick-fuzz-interpreter: an elementwise op took the shape of its largest operand, so `select` on a scalar
+// condition between one-element blocks gave a scalar; a dot then read its missing dimensions (a crash) and print
+// left out the element's index, where after canonicalization (the select folded away) it printed it.
+TEST(Interpreter, ASelectOnAScalarConditionKeepsTheShapeOfItsBlocks) {
+  const char *ir = R"mlir(
+    func.func @select_blocks(%out: !brick.ptr<f32>, %c: i1) attributes {brick.kernel} {
+      %a = arith.constant dense<0.5> : tensor<1x1xf16>
+      %b = arith.constant dense<2.0> : tensor<1x1xf16>
+      %s = arith.select %c, %a, %b : tensor<1x1xf16>
+      %acc = arith.constant dense<0.25> : tensor<1x1xf32>
+      %d = brick.dot %s, %a, %acc : tensor<1x1xf16> * tensor<1x1xf16> -> tensor<1x1xf32>
+      %p = brick.splat %out : tensor<1x1x!brick.ptr<f32>>
+      brick.store %p, %d : tensor<1x1x!brick.ptr<f32>>
+      brick.print "s: " %s : tensor<1x1xf16>
+      return
+    }
+  )mlir";
+  ParsedModule parsed(ir);
+  ASSERT_TRUE(parsed.module);
+  for (bool condition : {false, true}) {
+    float out = -1.0f;
+    std::string printed;
+    llvm::raw_string_ostream stream(printed);
+    interpreter::Options options;
+    options.checkMemory = false;
+    options.printStream = &stream;
+    llvm::Error error = interpreter::run(interpreter::findKernel(*parsed.module), {1, 1, 1},
+                                         {interpreter::Argument::address(&out), interpreter::Argument::integral(condition)},
+                                         options);
+    ASSERT_FALSE(error) << llvm::toString(std::move(error));
+    float s = condition ? 0.5f : 2.0f;
+    EXPECT_EQ(out, s * 0.5f + 0.25f);
+    EXPECT_EQ(printed, "s: pid (0, 0, 0) idx (0, 0) " + std::string(condition ? "0.500000" : "2.000000") + "\n");
+  }
+}
+} // namespace
