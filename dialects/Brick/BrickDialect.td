@@ -19,6 +19,8 @@ def Brick_Dialect : Dialect {
   }];
   let useDefaultTypePrinterParser = 1;
   let hasConstantMaterializer = 1;
+  // Patterns for ops of other dialects that brick IR needs decided before theirs (BrickFolds.cpp).
+  let hasCanonicalizer = 1;
   let hasOperationAttrVerify = 1;
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -203,3 +203,27 @@ func.func @dead_memory_ops(%p: tensor<8x!brick.ptr<i32>>, %v: tensor<8xi32>) {
   brick.store %p, %v : tensor<8x!brick.ptr<i32>>
   return
 }
+
+// -----
+
+// A float comparison whose predicate is `false` or `true` is that constant; upstream's CmpFIntToFPConst crashed on
+// these (llvm_unreachable) when the left side came from an integer and the right was a constant. Found by
+// brick-fuzz-interpreter. (The pattern is the brick dialect's, so it applies where brick is loaded: in every kernel,
+// and here through brick.splat.)
+// CHECK-LABEL: func.func @always_false_and_true_float_comparisons
+// CHECK-DAG: %[[F:.*]] = arith.constant false
+// CHECK-DAG: %[[T:.*]] = arith.constant true
+// CHECK-DAG: %[[FS:.*]] = arith.constant dense<false> : tensor<8xi1>
+// CHECK-NOT: arith.cmpf
+// CHECK: return %[[F]], %[[T]], %[[FS]]
+func.func @always_false_and_true_float_comparisons(%x: i32, %y: i64, %w: f32) -> (i1, i1, tensor<8xi1>) {
+  %a = arith.uitofp %x : i32 to bf16
+  %zero = arith.constant 0.0 : bf16
+  %0 = arith.cmpf false, %a, %zero : bf16
+  %b = arith.sitofp %y : i64 to f32
+  %one = arith.constant 1.0 : f32
+  %1 = arith.cmpf true, %b, %one : f32
+  %z = brick.splat %w : tensor<8xf32>
+  %2 = arith.cmpf false, %z, %z : tensor<8xf32>
+  return %0, %1, %2 : i1, i1, tensor<8xi1>
+}
