@@ -70,6 +70,11 @@ RealFn unaryRealFunction(StringRef name) {
       .Default(nullptr);
 }
 
+/// The larger and the smaller of two floats, a NaN ignored, -0 below +0: IEEE 754-2019's order, and LLVM's APFloat's,
+/// with which MLIR folds constant operands (std::fmax leaves two zeros open; glibc returns the first).
+double larger(double a, double b) { return a == b ? (std::signbit(a) ? b : a) : std::fmax(a, b); }
+double smaller(double a, double b) { return a == b ? (std::signbit(a) ? a : b) : std::fmin(a, b); }
+
 RealFn2 binaryRealFunction(StringRef name) {
   return llvm::StringSwitch<RealFn2>(name)
       .Case("arith.addf", [](double a, double b) { return a + b; })
@@ -78,12 +83,10 @@ RealFn2 binaryRealFunction(StringRef name) {
       .Case("arith.divf", [](double a, double b) { return a / b; })
       .Case("arith.remf", [](double a, double b) { return std::fmod(a, b); })
       // maxnumf/minnumf ignore a NaN operand; maximumf/minimumf propagate it.
-      .Case("arith.maxnumf", [](double a, double b) { return std::fmax(a, b); })
-      .Case("arith.minnumf", [](double a, double b) { return std::fmin(a, b); })
-      .Case("arith.maximumf",
-            [](double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::fmax(a, b); })
-      .Case("arith.minimumf",
-            [](double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::fmin(a, b); })
+      .Case("arith.maxnumf", larger)
+      .Case("arith.minnumf", smaller)
+      .Case("arith.maximumf", [](double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : larger(a, b); })
+      .Case("arith.minimumf", [](double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : smaller(a, b); })
       .Case("math.powf", [](double a, double b) { return std::pow(a, b); })
       .Case("math.atan2", [](double a, double b) { return std::atan2(a, b); })
       .Case("math.copysign", [](double a, double b) { return std::copysign(a, b); })
@@ -212,6 +215,16 @@ bool compareIntegers(arith::CmpIPredicate predicate, int64_t a, int64_t b, unsig
   return false;
 }
 
+/// An integer converted to the float type `type` with one rounding: a double holds 53 bits, so past them it is
+/// rounded to odd before roundToFloat rounds it to a narrower type.
+double integerToFloat(__int128 value, Type type) {
+  double nearest = double(value);
+  if (type.isF64())
+    return nearest;
+  __int128 back = static_cast<__int128>(nearest); // |nearest| <= 2^64: exact
+  return roundToFloat(towardOdd(nearest, value > back ? 1 : value < back ? -1 : 0), type);
+}
+
 /// float -> integer as PTX's cvt.rzi does: toward zero, saturating, NaN to 0.
 int64_t floatToInteger(double value, unsigned bits, bool isSigned) {
   if (std::isnan(value))
@@ -304,10 +317,16 @@ std::optional<llvm::Error> runArithmetic(Program &program, Operation *op) {
                 &c = program.get(op->getOperand(2));
     std::vector<double> out(n);
     for (size_t i = 0; i < n; ++i) {
-      // Fused: one rounding, exact in double for f32 and narrower.
-      double product = resultElement.isF64() ? std::fma(at(a.reals, i), at(b.reals, i), at(c.reals, i))
-                                             : at(a.reals, i) * at(b.reals, i) + at(c.reals, i);
-      out[i] = roundToFloat(product, resultElement);
+      // Fused: one rounding. For f32 and narrower the product is exact in double and the sum, where it is not,
+      // is rounded to odd (its error from TwoSum), so that roundToFloat rounds the exact result once.
+      double x = at(a.reals, i), y = at(b.reals, i), z = at(c.reals, i);
+      if (resultElement.isF64()) {
+        out[i] = std::fma(x, y, z);
+        continue;
+      }
+      double product = x * y, sum = product + z, back = sum - product;
+      double error = (product - (sum - back)) + (z - back);
+      out[i] = roundToFloat(towardOdd(sum, error > 0 ? 1 : error < 0 ? -1 : 0), resultElement);
     }
     program.set(result, Block::ofReals(shape, std::move(out)));
     return llvm::Error::success();
@@ -379,9 +398,9 @@ std::optional<llvm::Error> runArithmetic(Program &program, Operation *op) {
     if (isa<arith::ExtFOp, arith::TruncFOp>(op))
       real = [&](size_t i) { return roundToFloat(x.reals[i], resultElement); };
     else if (isa<arith::SIToFPOp>(op))
-      real = [&](size_t i) { return roundToFloat(double(asSigned(x.ints[i], fromBits)), resultElement); };
+      real = [&](size_t i) { return integerToFloat(asSigned(x.ints[i], fromBits), resultElement); };
     else if (isa<arith::UIToFPOp>(op))
-      real = [&](size_t i) { return roundToFloat(double(asUnsigned(x.ints[i], fromBits)), resultElement); };
+      real = [&](size_t i) { return integerToFloat(asUnsigned(x.ints[i], fromBits), resultElement); };
     else if (isa<arith::FPToSIOp>(op))
       integer = [&](size_t i) { return floatToInteger(x.reals[i], toBits, true); };
     else if (isa<arith::FPToUIOp>(op))

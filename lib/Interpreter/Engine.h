@@ -56,8 +56,13 @@ inline int64_t asSigned(int64_t value, unsigned bits) { return bits == 1 ? -(val
 inline uint64_t asUnsigned(int64_t value, unsigned bits) {
   return bits >= 64 ? static_cast<uint64_t>(value) : static_cast<uint64_t>(value) & ((uint64_t(1) << bits) - 1);
 }
-/// `value` rounded to the float type `type` (f16 and bf16 through f32, as the GPU computes them).
+/// `value` rounded once to the float type `type` (f16 and bf16 through a float rounded to odd, which a second
+/// rounding cannot spoil: a float rounded to nearest could land on a tie of the narrower type).
 double roundToFloat(double value, mlir::Type type);
+/// `value`, the nearest double to an exact result that lies in `direction` from it (0: it is exact), rounded to
+/// odd instead: unchanged when exact or odd, else its neighbour toward the exact result. roundToFloat of it then
+/// rounds the exact result once (a double rounded to nearest could land on a tie of the narrower type).
+double towardOdd(double value, int direction);
 /// The width of an integer element type; 64 for pointers.
 unsigned integerBits(mlir::Type elementType);
 /// The bytes an element of `elementType` takes in memory (i1 takes a byte, as on the GPU; pointers 8).

@@ -34,11 +34,24 @@ double roundToFloat(double value, Type type) {
   if (type.isF64())
     return value;
   float single = float(value);
-  if (type.isF16())
-    return halfToFloat(floatToHalf(single));
-  if (type.isBF16())
-    return bf16ToFloat(floatToBf16(single));
-  return single;
+  if (!type.isF16() && !type.isBF16())
+    return single;
+  // Rounded to odd (the float on the exact value's side whose last bit is 1, where the nearest one is not exact
+  // and even): 24 bits then round once more to 11 or 8 as if from the exact value. (Past the largest float, the
+  // nearest is infinity and the odd one is the largest float, which is past the largest f16 and bf16 too.)
+  uint32_t bits;
+  std::memcpy(&bits, &single, 4);
+  if (!std::isnan(value) && double(single) != value && !(bits & 1))
+    single = std::nextafter(single, value > double(single) ? INFINITY : -INFINITY);
+  return type.isF16() ? halfToFloat(floatToHalf(single)) : bf16ToFloat(floatToBf16(single));
+}
+
+double towardOdd(double value, int direction) {
+  uint64_t bits;
+  std::memcpy(&bits, &value, 8);
+  if (direction == 0 || !std::isfinite(value) || (bits & 1))
+    return value;
+  return std::nextafter(value, direction > 0 ? INFINITY : -INFINITY);
 }
 
 unsigned memoryBytes(Type elementType) {

@@ -62,6 +62,26 @@ void writeInteger(uintptr_t address, Type element, int64_t value) {
   }
 }
 
+/// The bytes at `address` (1 to 8), as an unsigned number.
+uint64_t memoryBits(uintptr_t address, unsigned bytes) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, reinterpret_cast<const void *>(address), bytes);
+  return bits;
+}
+/// The bits writeReal stores for `value`.
+uint64_t bitsOf(double value, Type element) {
+  uint64_t bits = 0;
+  if (element.isF64()) {
+    std::memcpy(&bits, &value, 8);
+  } else if (element.isF32()) {
+    float single = float(value);
+    std::memcpy(&bits, &single, 4);
+  } else {
+    bits = element.isF16() ? floatToHalf(float(value)) : floatToBf16(float(value));
+  }
+  return bits;
+}
+
 /// Checks the accesses of one op: each must be aligned and lie inside one of the interpreter's buffers.
 class AccessChecker {
 public:
@@ -228,8 +248,9 @@ llvm::Error runAtomicCAS(Program &program, mlir::brick::AtomicCASOp op) {
     if (llvm::Error error = checker.check(address, bytes, i))
       return error;
     if (real) {
+      // atom.cas compares bits: -0 is not +0, and a NaN matches the same NaN.
       double old = readReal(address, element);
-      if (old == at(compare.reals, i))
+      if (memoryBits(address, bytes) == bitsOf(at(compare.reals, i), element))
         writeReal(address, element, at(value.reals, i));
       result.reals[i] = old;
     } else {

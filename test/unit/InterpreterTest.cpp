@@ -505,3 +505,158 @@ TEST(Interpreter, ASelectOnAScalarConditionKeepsTheShapeOfItsBlocks) {
   }
 }
 } // namespace
+
+namespace {
+/// Runs the kernel of `ir` once, its only parameter pointing at `out`; the interpreter's error, or "".
+template <class T> std::string runOnHost(const char *ir, std::vector<T> &out) {
+  ParsedModule parsed(ir);
+  if (!parsed.module)
+    return "the IR does not parse";
+  interpreter::Options options;
+  options.checkMemory = false;
+  llvm::Error error = interpreter::run(interpreter::findKernel(*parsed.module), {1, 1, 1},
+                                       {interpreter::Argument::address(out.data())}, options);
+  return error ? llvm::toString(std::move(error)) : "";
+}
+
+// Found while building brick-fuzz-interpreter (MLIR folds constant operands and ordered the zeros; the interpreter
+// gave whichever came first): max and min order -0 below +0, as IEEE 754-2019 and the folds do.
+TEST(Interpreter, FloatMaxAndMinOrderZeros) {
+  const char *ir = R"mlir(
+    func.func @zeros(%out: !brick.ptr<f32>) attributes {brick.kernel} {
+      %m = arith.constant dense<[-0.0, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0, 0.0]> : tensor<8xf32>
+      %p = arith.constant dense<[0.0, -0.0, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0]> : tensor<8xf32>
+      %0 = arith.maxnumf %m, %p : tensor<8xf32>
+      %1 = arith.maximumf %m, %p : tensor<8xf32>
+      %2 = arith.minnumf %m, %p : tensor<8xf32>
+      %3 = arith.minimumf %m, %p : tensor<8xf32>
+      %i = brick.make_range 0, 8 : tensor<8xi32>
+      %ptrs = brick.splat %out : tensor<8x!brick.ptr<f32>>
+      %q0 = brick.addptr %ptrs, %i : tensor<8x!brick.ptr<f32>>, tensor<8xi32>
+      %c8 = arith.constant dense<8> : tensor<8xi32>
+      %q1 = brick.addptr %q0, %c8 : tensor<8x!brick.ptr<f32>>, tensor<8xi32>
+      %q2 = brick.addptr %q1, %c8 : tensor<8x!brick.ptr<f32>>, tensor<8xi32>
+      %q3 = brick.addptr %q2, %c8 : tensor<8x!brick.ptr<f32>>, tensor<8xi32>
+      brick.store %q0, %0 : tensor<8x!brick.ptr<f32>>
+      brick.store %q1, %1 : tensor<8x!brick.ptr<f32>>
+      brick.store %q2, %2 : tensor<8x!brick.ptr<f32>>
+      brick.store %q3, %3 : tensor<8x!brick.ptr<f32>>
+      return
+    }
+  )mlir";
+  std::vector<float> out(32, 7.0f);
+  ASSERT_EQ(runOnHost(ir, out), "");
+  for (int i = 0; i < 32; ++i) {
+    EXPECT_EQ(out[i], 0.0f) << i;
+    EXPECT_EQ(std::signbit(out[i]), i >= 16) << "element " << i << ": max gives +0, min gives -0";
+  }
+}
+
+// Found while building brick-fuzz-interpreter (its folds then agreed): an integer past 2^53 became a float through
+// a double, two roundings where the GPU's cvt.rn does one (2^60 + 2^36 + 1 fell to 2^60, a tie in f32).
+TEST(Interpreter, IntegersBecomeFloatsWithOneRounding) {
+  const char *ir = R"mlir(
+    func.func @convert(%out: !brick.ptr<f32>) attributes {brick.kernel} {
+      %a = arith.constant 1152921573326323713 : i64
+      %b = arith.constant -9223371487098961919 : i64
+      %0 = arith.sitofp %a : i64 to f32
+      %1 = arith.uitofp %b : i64 to f32
+      %c1 = arith.constant 1 : i32
+      %p1 = brick.addptr %out, %c1 : !brick.ptr<f32>, i32
+      brick.store %out, %0 : !brick.ptr<f32>
+      brick.store %p1, %1 : !brick.ptr<f32>
+      return
+    }
+  )mlir";
+  std::vector<float> out(2);
+  ASSERT_EQ(runOnHost(ir, out), "");
+  EXPECT_EQ(out[0], std::ldexp(1.0f, 60) + std::ldexp(1.0f, 37)); // 2^60 + 2^36 + 1, above the tie
+  EXPECT_EQ(out[1], std::ldexp(1.0f, 63) + std::ldexp(1.0f, 40)); // 2^63 + 2^39 + 1, unsigned
+  const char *bf16 = R"mlir(
+    func.func @convert(%out: !brick.ptr<bf16>) attributes {brick.kernel} {
+      %a = arith.constant 1103806595073 : i64
+      %0 = arith.sitofp %a : i64 to bf16
+      brick.store %out, %0 : !brick.ptr<bf16>
+      return
+    }
+  )mlir";
+  std::vector<uint16_t> bits(1);
+  ASSERT_EQ(runOnHost(bf16, bits), "");
+  EXPECT_EQ(bits[0], 0x5381); // 2^40 + 2^33: 2^40 + 2^32 + 1 is above the tie
+}
+
+// Found while building brick-fuzz-interpreter: f64 -> f16 and bf16 went through a float rounded to nearest, which
+// can land on a tie of the narrower type (1 + 2^-11 + 2^-40 became 1, not 1 + 2^-10); fma added in double, where
+// the sum can round too (twice rounded, as the GPU's fma.rn never is).
+TEST(Interpreter, NarrowingAndFusedFloatsRoundOnce) {
+  const char *narrow = R"mlir(
+    func.func @narrow(%out: !brick.ptr<f16>, %out2: !brick.ptr<bf16>) attributes {brick.kernel} {
+      %a = arith.constant 0x3FF0020000001000 : f64
+      %0 = arith.truncf %a : f64 to f16
+      brick.store %out, %0 : !brick.ptr<f16>
+      %b = arith.constant 0x3FF0100000001000 : f64
+      %1 = arith.truncf %b : f64 to bf16
+      brick.store %out2, %1 : !brick.ptr<bf16>
+      return
+    }
+  )mlir";
+  ParsedModule parsed(narrow);
+  ASSERT_TRUE(parsed.module);
+  uint16_t half = 0, brain = 0;
+  interpreter::Options options;
+  options.checkMemory = false;
+  llvm::Error error = interpreter::run(interpreter::findKernel(*parsed.module), {1, 1, 1},
+                                       {interpreter::Argument::address(&half), interpreter::Argument::address(&brain)},
+                                       options);
+  ASSERT_FALSE(error) << llvm::toString(std::move(error));
+  EXPECT_EQ(half, 0x3C01);  // 1 + 2^-10
+  EXPECT_EQ(brain, 0x3F81); // 1 + 2^-7
+
+  const char *fma = R"mlir(
+    func.func @fma(%out: !brick.ptr<f32>) attributes {brick.kernel} {
+      %a = arith.constant 0x3F800800 : f32
+      %c = arith.constant 0x17800000 : f32
+      %0 = math.fma %a, %a, %c : f32
+      brick.store %out, %0 : !brick.ptr<f32>
+      return
+    }
+  )mlir";
+  std::vector<uint32_t> single(1);
+  ASSERT_EQ(runOnHost(fma, single), "");
+  EXPECT_EQ(single[0], 0x3F801001u); // (1 + 2^-12)^2 + 2^-80 = 1 + 2^-11 + 2^-24 + 2^-80: above the tie
+  const char *fma16 = R"mlir(
+    func.func @fma(%out: !brick.ptr<f16>) attributes {brick.kernel} {
+      %a = arith.constant 0x3C01 : f16
+      %b = arith.constant 0x0FFE : f16
+      %0 = math.fma %a, %b, %a : f16
+      brick.store %out, %0 : !brick.ptr<f16>
+      return
+    }
+  )mlir";
+  std::vector<uint16_t> halves(1);
+  ASSERT_EQ(runOnHost(fma16, halves), "");
+  EXPECT_EQ(halves[0], 0x3C01); // 1 + 2^-10 + 2^-11 - 2^-31: just below the tie
+}
+
+// Found while building brick-fuzz-interpreter: compare-and-swap of floats compared values, where atom.cas
+// compares bits (+0 is not -0; a NaN matches its own bits).
+TEST(Interpreter, CompareAndSwapOfFloatsComparesBits) {
+  const char *ir = R"mlir(
+    func.func @cas(%out: !brick.ptr<f32>) attributes {brick.kernel} {
+      %minusZero = arith.constant -0.0 : f32
+      %one = arith.constant 1.0 : f32
+      %0 = brick.atomic_cas relaxed, gpu, %out, %minusZero, %one : !brick.ptr<f32>
+      %c1 = arith.constant 1 : i32
+      %p1 = brick.addptr %out, %c1 : !brick.ptr<f32>, i32
+      %nan = arith.constant 0x7FC00000 : f32
+      %two = arith.constant 2.0 : f32
+      %1 = brick.atomic_cas relaxed, gpu, %p1, %nan, %two : !brick.ptr<f32>
+      return
+    }
+  )mlir";
+  std::vector<uint32_t> out = {0x00000000u, 0x7FC00000u};
+  ASSERT_EQ(runOnHost(ir, out), "");
+  EXPECT_EQ(out[0], 0x00000000u); // +0 stays: -0 does not match it
+  EXPECT_EQ(out[1], 0x40000000u); // the NaN matched its own bits and became 2
+}
+} // namespace
