@@ -5,7 +5,7 @@
 // expand_dims, reshape, trans, gather, elementwise arith (signed and unsigned division and remainder, shifts,
 // min/max, comparisons, select, every cast) and math, reductions and scans with generated combiners, dot,
 // loads/stores/atomics through pointer blocks into fixed host buffers (offsets kept in range or masked), scf.for
-// with iter_args (trip counts bounded) and scf.if, and brick.print. The kernel runs on the CPU interpreter over a
+// (signed or unsigned) with iter_args, scf.while (trip counts bounded), scf.if, and brick.print. The kernel runs on the CPU interpreter over a
 // grid of up to 8 programs; then a clone goes through the brick stage of the real pipeline (lowerModule up to
 // Stage::Brick: canonicalize, cse, brick-combine) and runs again on the same initial memory. Promises checked:
 //   - the generated module verifies (otherwise the generator is wrong: it must stay honest), and so does the
@@ -975,23 +975,28 @@ private:
       action();
   }
 
-  /// scf.for with at most 4 trips (bounds constant or computed), carrying 0 to 2 values.
+  /// scf.for with at most 4 trips (bounds constant or computed), carrying 0 to 2 values. 1 in 8 compares its bounds
+  /// unsigned (a negative lower bound then runs no trip); neither way can a bound wrap into billions of trips.
   void loop() {
-    Elem e = (in_.byte() & 1) ? I64 : I32;
+    uint8_t kind = in_.byte();
+    Elem e = (kind & 1) ? I64 : I32;
+    bool unsignedCmp = (kind & 14) == 0;
     int64_t lower = int64_t(in_.below(7)) - 3, step = 1 + in_.below(3);
     Value lb = splatConstant({}, e, double(lower)), stepValue = splatConstant({}, e, double(step));
     Value ub;
-    if (in_.byte() & 1)
-      ub = splatConstant({}, e, double(lower + int64_t(in_.below(6)) - 1));
-    else
+    if (in_.byte() & 1) {
+      int64_t upper = lower + int64_t(in_.below(6)) - 1;
+      ub = splatConstant({}, e, double(unsignedCmp && lower >= 0 ? std::max(upper, lower) : upper));
+    } else {
       ub = make<arith::AddIOp>(lb, make<arith::AndIOp>(need({}, e), splatConstant({}, e, 3.0)));
+    }
     llvm::SmallVector<Value> inits;
     for (unsigned i = 0, n = in_.below(3); i < n; ++i) {
       auto [shape, e] = pickType();
       inits.push_back(need(shape, e));
     }
     ++ops_;
-    auto loop = scf::ForOp::create(b_, loc_, lb, ub, stepValue, inits);
+    auto loop = scf::ForOp::create(b_, loc_, lb, ub, stepValue, inits, nullptr, unsignedCmp);
     inScope(loop.getBody(), [&] {
       add(loop.getInductionVar());
       for (Value arg : loop.getRegionIterArgs())
@@ -1002,6 +1007,51 @@ private:
         yields.push_back(need(shapeOf(arg), elemOf(arg.getType())));
       if (!yields.empty())
         scf::YieldOp::create(b_, loc_, yields);
+    });
+    for (Value r : loop.getResults())
+      add(r);
+  }
+
+  /// scf.while counting up to a limit of at most 4 (the condition may and in a generated i1), carrying 0 to 2 more
+  /// values; either region may do anything else.
+  void whileLoop() {
+    Value limit = splatConstant({}, I32, double(in_.below(5)));
+    llvm::SmallVector<Value> inits = {splatConstant({}, I32, 0.0)};
+    for (unsigned i = 0, n = in_.below(3); i < n; ++i) {
+      auto [shape, e] = pickType();
+      inits.push_back(need(shape, e));
+    }
+    llvm::SmallVector<Type> types(ValueRange(inits).getTypes());
+    llvm::SmallVector<Location> locations(types.size(), loc_);
+    ++ops_;
+    auto loop = scf::WhileOp::create(b_, loc_, types, inits);
+    Block *before = new Block(), *after = new Block();
+    loop.getBefore().push_back(before);
+    loop.getAfter().push_back(after);
+    before->addArguments(types, locations);
+    after->addArguments(types, locations);
+    // Each region forwards or yields the counter it got (plus one, after the condition), and new values for the rest.
+    auto carried = [&](Block *block, Value counter) {
+      llvm::SmallVector<Value> values = {counter};
+      for (size_t i = 1; i < types.size(); ++i)
+        values.push_back(need(shapeOf(block->getArgument(i)), elemOf(types[i])));
+      return values;
+    };
+    inScope(before, [&] {
+      for (Value arg : before->getArguments())
+        add(arg);
+      actions(in_.below(3));
+      Value condition = make<arith::CmpIOp>(arith::CmpIPredicate::slt, before->getArgument(0), limit);
+      if (in_.byte() & 1)
+        condition = make<arith::AndIOp>(condition, need({}, I1));
+      scf::ConditionOp::create(b_, loc_, condition, carried(before, before->getArgument(0)));
+    });
+    inScope(after, [&] {
+      for (Value arg : after->getArguments())
+        add(arg);
+      actions(in_.below(3));
+      Value next = make<arith::AddIOp>(after->getArgument(0), splatConstant({}, I32, 1.0));
+      scf::YieldOp::create(b_, loc_, carried(after, next));
     });
     for (Value r : loop.getResults())
       add(r);
@@ -1074,7 +1124,10 @@ private:
     case 11: add(gather((what & 16) ? Shape{length_} : Shape{rows_, cols_}, pickElem(), 0)); break;
     case 12: dot(); break;
     case 13: if (nesting_ < 2) loop(); break;
-    case 14: if (nesting_ < 2) branch(); break;
+    case 14:
+      if (nesting_ < 2)
+        (what & 32) ? whileLoop() : branch();
+      break;
     default:
       if (what & 16) {
         print();
@@ -1185,16 +1238,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   OwningOpRef<ModuleOp> lowered = module->clone();
   ++stats.kernels;
 
+  if (dump)
+    std::fprintf(stderr, "=== before (grid %u x %u)\n%s\n", grid[0], grid[1], text(*module).c_str());
   Outcome before = execute(kernel, memoryBefore, seed, grid, scalars);
+  if (dump)
+    std::fprintf(stderr, "=== before: %s\n", before.error.empty() ? "ran" : before.error.c_str());
   ::brick::CompileOptions options;
   CHECK(succeeded(::brick::lowerModule(*lowered, options, ::brick::Stage::Brick)),
         "the brick stage refused a valid kernel:\n" + diagnostics + text(*module));
   CHECK(succeeded(verify(*lowered)), "the brick stage made an invalid module:\n" + diagnostics + text(*lowered));
-  auto loweredKernel = ::brick::interpreter::findKernel(*lowered);
-  Outcome after = execute(loweredKernel, memoryAfter, seed, grid, scalars);
   if (dump)
-    std::fprintf(stderr, "=== before (%s)\n%s\n=== after (%s)\n%s\n", before.error.c_str(), text(*module).c_str(),
-                 after.error.c_str(), text(*lowered).c_str());
+    std::fprintf(stderr, "=== after\n%s\n", text(*lowered).c_str());
+  Outcome after = execute(::brick::interpreter::findKernel(*lowered), memoryAfter, seed, grid, scalars);
+  if (dump)
+    std::fprintf(stderr, "=== after: %s\n", after.error.empty() ? "ran" : after.error.c_str());
 
   if (!before.error.empty()) {
     ++stats.originalErrors;
