@@ -479,13 +479,19 @@ llvm::Error Program::runScan(mlir::brick::ScanOp scan) {
 llvm::Error Program::runFor(scf::ForOp loop) {
   Type inductionType = loop.getInductionVar().getType();
   unsigned bits = integerBits(inductionType);
-  int64_t lower = asSigned(get(loop.getLowerBound()).ints[0], bits), upper = asSigned(get(loop.getUpperBound()).ints[0], bits),
-          step = asSigned(get(loop.getStep()).ints[0], bits);
+  // The bounds as the loop compares them: signed, or unsigned (`scf.for unsigned`: a negative lower bound is then
+  // above a small upper one, and the loop runs no trip). Counted in 128 bits, so that no step can wrap.
+  bool isUnsigned = loop.getUnsignedCmp();
+  auto bound = [&](Value v) -> __int128 {
+    int64_t raw = get(v).ints[0];
+    return isUnsigned ? __int128(asUnsigned(raw, bits)) : __int128(asSigned(raw, bits));
+  };
+  __int128 lower = bound(loop.getLowerBound()), upper = bound(loop.getUpperBound()), step = bound(loop.getStep());
   if (step <= 0 && lower < upper)
-    return error(loop, "a for loop with step " + std::to_string(step) + " would never end");
+    return error(loop, "a for loop with step " + std::to_string(int64_t(step)) + " would never end");
   std::vector<Block> carried = getAll(loop.getInitArgs());
-  for (int64_t i = lower; i < upper; i += step) {
-    set(loop.getInductionVar(), Block::ofInts({}, {wrapInteger(i, bits)}));
+  for (__int128 i = lower; i < upper; i += step) {
+    set(loop.getInductionVar(), Block::ofInts({}, {wrapInteger(int64_t(i), bits)}));
     setAll(loop.getRegionIterArgs(), std::move(carried));
     auto terminator = runBlock(*loop.getBody());
     if (!terminator)

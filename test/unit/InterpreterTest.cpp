@@ -660,3 +660,40 @@ TEST(Interpreter, CompareAndSwapOfFloatsComparesBits) {
   EXPECT_EQ(out[1], 0x40000000u); // the NaN matched its own bits and became 2
 }
 } // namespace
+
+namespace {
+// Found by brick-fuzz-interpreter: `scf.for unsigned` ran with signed bounds, so a loop from -3 to 0 ran once where
+// it runs no trip (canonicalization, which reads the flag, removed it). Here 2^31 - 2 to 2^31 + 1 runs three trips
+// unsigned and none signed.
+TEST(Interpreter, AnUnsignedForLoopComparesItsBoundsUnsigned) {
+  const char *ir = R"mlir(
+    func.func @unsigned_loop(%out: !brick.ptr<i32>) attributes {brick.kernel} {
+      %lb = arith.constant 2147483646 : i32
+      %ub = arith.constant -2147483647 : i32
+      %step = arith.constant 1 : i32
+      %zero = arith.constant 0 : i32
+      %one = arith.constant 1 : i32
+      %n = scf.for unsigned %i = %lb to %ub step %step iter_args(%k = %zero) -> (i32) : i32 {
+        %p = brick.addptr %out, %k : !brick.ptr<i32>, i32
+        brick.store %p, %i : !brick.ptr<i32>
+        %next = arith.addi %k, %one : i32
+        scf.yield %next : i32
+      }
+      %none = scf.for %i = %lb to %ub step %step iter_args(%k = %zero) -> (i32) : i32 {
+        %next = arith.addi %k, %one : i32
+        scf.yield %next : i32
+      }
+      %c4 = arith.constant 4 : i32
+      %c5 = arith.constant 5 : i32
+      %p4 = brick.addptr %out, %c4 : !brick.ptr<i32>, i32
+      %p5 = brick.addptr %out, %c5 : !brick.ptr<i32>, i32
+      brick.store %p4, %n : !brick.ptr<i32>
+      brick.store %p5, %none : !brick.ptr<i32>
+      return
+    }
+  )mlir";
+  std::vector<int32_t> out(6, 7);
+  ASSERT_EQ(runOnHost(ir, out), "");
+  EXPECT_EQ(out, (std::vector<int32_t>{2147483646, 2147483647, INT32_MIN, 7, 3, 0}));
+}
+} // namespace
