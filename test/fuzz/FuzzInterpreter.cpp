@@ -756,8 +756,12 @@ private:
                                  splatConstant(shape, I8, 0.0));
     auto [pointer, rangeMask] = pointers(shape, e, depth);
     Value mask = accessMask(shape, rangeMask, depth);
-    Value other = mask && (in_.byte() & 1) ? need(shape, e, depth + 1) : Value();
-    return make<bk::LoadOp>(pointer, mask, other, bk::CacheModifierAttr(), bk::EvictionPolicyAttr(), UnitAttr());
+    uint8_t how = mask ? in_.byte() : 0;
+    Value other = (how & 1) ? need(shape, e, depth + 1) : Value();
+    // Cache hints change nothing here; a volatile load (1 in 16) must be neither removed nor merged.
+    auto cache = bk::CacheModifierAttr::get(context(), bk::CacheModifier((how >> 1) & 7));
+    auto evict = bk::EvictionPolicyAttr::get(context(), bk::EvictionPolicy(((how >> 4) & 3) % 3));
+    return make<bk::LoadOp>(pointer, mask, other, cache, evict, (how >> 6) == 3 ? b_.getUnitAttr() : UnitAttr());
   }
 
   void store(const Shape &shape, Elem e) {
@@ -995,6 +999,10 @@ private:
       auto [shape, e] = pickType();
       inits.push_back(need(shape, e));
     }
+    if (kind & 16) { // pointers that each trip advances, as a K loop's do
+      Shape shape = pickShape();
+      inits.push_back(pointers(shape, Elem(I8 + in_.below(kBufferTypes)), 0, /*allowMask=*/false).first);
+    }
     ++ops_;
     auto loop = scf::ForOp::create(b_, loc_, lb, ub, stepValue, inits, nullptr, unsignedCmp);
     inScope(loop.getBody(), [&] {
@@ -1003,8 +1011,15 @@ private:
         add(arg);
       actions(1 + in_.below(4));
       llvm::SmallVector<Value> yields;
-      for (Value arg : loop.getRegionIterArgs())
-        yields.push_back(need(shapeOf(arg), elemOf(arg.getType())));
+      for (Value arg : loop.getRegionIterArgs()) {
+        if (!isa<bk::PointerType>(getElementTypeOrSelf(arg.getType()))) {
+          yields.push_back(need(shapeOf(arg), elemOf(arg.getType())));
+          continue;
+        }
+        Shape shape = shapeOf(arg); // a step of -7..7 elements (a few trips may leave the buffer: an error)
+        Value step = make<arith::RemSIOp>(need(shape, I8), splatConstant(shape, I8, 8.0));
+        yields.push_back(make<bk::AddPtrOp>(arg.getType(), arg, step));
+      }
       if (!yields.empty())
         scf::YieldOp::create(b_, loc_, yields);
     });
