@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -39,6 +40,20 @@ void fail(const std::string &what) {
 void check(const runtime::Error &error) {
   if (error)
     fail(error.message());
+}
+
+/// `text` as a JSON string's contents.
+std::string jsonEscaped(const std::string &text) {
+  std::string escaped;
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      escaped += std::string("\\") + c;
+    else if (c == '\n')
+      escaped += "\\n";
+    else if (static_cast<unsigned char>(c) >= 0x20)
+      escaped += c;
+  }
+  return escaped;
 }
 
 DeviceBuffer allocate(size_t bytes) {
@@ -233,6 +248,14 @@ template <ElementTag T> struct MatmulShape {
     return std::sqrt(diff / norm);
   }
 
+  /// Why `config` cannot run (its first launch's error: a compile-time refusal, say, of more shared memory than the
+  /// GPU has), or nothing when it ran.
+  std::optional<std::string> refusal(const examples::MatmulConfig &config) {
+    if (runtime::Error error = launch(config))
+      return error.message();
+    return std::nullopt;
+  }
+
   /// TFLOP/s of `config` (after checking its result), and its relative error.
   std::pair<double, double> measure(const examples::MatmulConfig &config) {
     check(dc.fill(0xFF));
@@ -273,6 +296,13 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
     std::printf(",\n  \"%s_TFLOPs\": %.1f,\n  \"%s_relerr\": %.2e", key.c_str(), result.first, key.c_str(),
                 result.second);
   };
+  // A sweep goes on past a config the compiler refuses, reporting why.
+  auto reportOrRefusal = [&](const std::string &key, auto &problem, const examples::MatmulConfig &config) {
+    if (std::optional<std::string> why = problem.refusal(config))
+      std::printf(",\n  \"%s_refused\": \"%s\"", key.c_str(), jsonEscaped(*why).c_str());
+    else
+      report(key, problem.measure(config));
+  };
   if (!sweep.empty()) {
     // BRICK_BENCH_MATMUL_DESCRIPTORS=1: sweep examples::matmulDescriptors (TMA on sm_90a) instead.
     const char *descriptorsEnv = std::getenv("BRICK_BENCH_MATMUL_DESCRIPTORS");
@@ -288,11 +318,11 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
           if (bf16) {
             MatmulShape<brick::bf16> problem(m, n, k, Precision::TF32, target);
             problem.descriptors = descriptors;
-            report(key, problem.measure(config));
+            reportOrRefusal(key, problem, config);
           } else {
             MatmulShape<brick::f16> problem(m, n, k, Precision::TF32, target);
             problem.descriptors = descriptors;
-            report(key, problem.measure(config));
+            reportOrRefusal(key, problem, config);
           }
         }
       }
@@ -375,10 +405,7 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
   std::printf(",\n  \"matmul_cold_first_launch_ms\": %.1f,\n  \"matmul_cold_first_launch_min_ms\": %.1f,\n"
               "  \"matmul_cold_first_launch_max_ms\": %.1f",
               colds[2].first, colds.front().first, colds.back().first);
-  std::string escaped;
-  for (char c : colds[2].second)
-    escaped += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
-  std::printf(",\n  \"matmul_cold_first_launch_log\": \"%s\"", escaped.c_str());
+  std::printf(",\n  \"matmul_cold_first_launch_log\": \"%s\"", jsonEscaped(colds[2].second).c_str());
 }
 
 /// The 8 matmul configs --autotune tunes over (Triton's side in bench/run.py tunes the same 8).

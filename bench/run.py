@@ -209,6 +209,9 @@ def matmul_sweep(binary, configs):
                                         text=True).stdout)
     anchors = matmul_anchors()
     for key, tflops in sorted(results.items()):
+        refused = re.fullmatch(r"(matmul_\w+?_\d+x\d+x\d+)_cfg([\d,]+(?:,ws)?)_refused", key)
+        if refused:
+            print(f"{refused[1]:30s} cfg {refused[2]:22s} refused: {tflops}")
         m = re.fullmatch(r"(matmul_\w+?_\d+x\d+x\d+)_cfg([\d,]+(?:,ws)?)_TFLOPs", key)
         if m:
             print(f"{m[1]:30s} cfg {m[2]:22s} {tflops:7.1f} TFLOP/s  {tflops / anchors[m[1] + '_cublas']:5.2f} of cuBLAS"
