@@ -5,9 +5,10 @@
 // expand_dims, reshape, trans, gather, elementwise arith (signed and unsigned division and remainder, shifts,
 // min/max, comparisons, select, every cast) and math, reductions and scans with generated combiners, dot,
 // loads/stores/atomics through pointer blocks into fixed host buffers (offsets kept in range or masked), scf.for
-// (signed or unsigned) with iter_args, scf.while (trip counts bounded), scf.if, and brick.print. The kernel runs on the CPU interpreter over a
-// grid of up to 8 programs; then a clone goes through the brick stage of the real pipeline (lowerModule up to
-// Stage::Brick: canonicalize, cse, brick-combine) and runs again on the same initial memory. Promises checked:
+// (signed or unsigned, carrying values and advancing pointers), scf.while (trip counts bounded), scf.if, and
+// brick.print. The kernel runs on the CPU interpreter over a grid of up to 8 programs; then a clone goes through
+// the brick stage of the real pipeline (lowerModule up to Stage::Brick: canonicalize, cse, brick-combine) and runs
+// again on the same initial memory. Promises checked:
 //   - the generated module verifies (otherwise the generator is wrong: it must stay honest), and so does the
 //     lowered one;
 //   - where the original runs without an interpreter error, the lowered kernel runs too, and writes the same
@@ -39,7 +40,6 @@
 #include "brick/Dialect/Brick/BrickDialect.h"
 #include "brick/Interpreter/Interpreter.h"
 #include "brick/Runtime/HostMemory.h"
-#include "brick/Support/HalfFloat.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -170,12 +170,12 @@ int64_t interestingInt(Reader &in) {
   return int64_t(in.bytes(8));
 }
 
-/// A float of `e`'s format: one of kReals (rounded), a sparse significand (1 + 2^-a +- 2^-b, scaled, where
-/// double roundings go wrong) or raw bits (payloads, subnormals).
+/// A float of `e`'s format: mostly one of kReals (rounded), else a sparse significand (1 + 2^-a +- 2^-b, scaled,
+/// where double roundings go wrong) or raw bits (payloads, subnormals).
 llvm::APFloat interestingFloat(Reader &in, Elem e) {
   uint8_t b = in.byte();
   bool lost;
-  if (b < 112 || b >= 176 + 64) {
+  if (b < 112 || b >= 240) {
     llvm::APFloat value(kReals[b % std::size(kReals)]);
     value.convert(semanticsOf(e), llvm::APFloat::rmNearestTiesToEven, &lost);
     return value;
@@ -240,7 +240,7 @@ private:
     for (unsigned t = 0; t < kBufferTypes; ++t) {
       Elem e = bufferElem(t);
       for (int64_t i = 0; i < 2 * kHalf; ++i) {
-        // Eight pseudo-random bytes per element, decoded like fuzz input: interesting values, sparse or raw.
+        // Pseudo-random bytes per element, decoded like fuzz input: interesting values, sparse or raw.
         uint8_t pool[16];
         for (uint8_t &p : pool) {
           state ^= state << 13, state ^= state >> 7, state ^= state << 17;
@@ -488,7 +488,7 @@ private:
       return constant(shape, e);
     switch (how % 8) {
     case 3: return constant(shape, e);
-    case 4: return cast(need(shape, pickElem(), depth + 1), e);
+    case 4: return converted(need(shape, pickElem(), depth + 1), e);
     case 5: return reshaped(shape, e, depth);
     case 6: return loaded(shape, e, depth);
     default: return arithmetic(shape, e, depth);
@@ -497,7 +497,7 @@ private:
 
   /// `v` converted to element type `to` (a cast chosen among those arith has for the pair; guarded where arith
   /// leaves the result undefined).
-  Value cast(Value v, Elem to) {
+  Value converted(Value v, Elem to) {
     Elem from = elemOf(v.getType());
     Shape shape = shapeOf(v);
     Type result = typeOf(shape, to);
@@ -516,7 +516,7 @@ private:
                      : make<arith::UIToFPOp>(result, v);
     if (isFloat(from) && isFloat(to)) {
       if (widthOf(from) == widthOf(to)) // f16 <-> bf16: through f32
-        return cast(cast(v, F32), to);
+        return converted(converted(v, F32), to);
       if (widthOf(from) > widthOf(to))
         return make<arith::TruncFOp>(result, v);
       return make<arith::ExtFOp>(result, v);
@@ -552,7 +552,7 @@ private:
       if (how & 1)
         return reduce({length_}, e, 0, depth);
       Value index = reuse(b_.getI32Type());
-      return cast(index ? index : need({}, I32, depth + 1), e);
+      return converted(index ? index : need({}, I32, depth + 1), e);
     }
     switch (how % 5) {
     case 0: return make<bk::SplatOp>(typeOf(shape, e), need({}, e, depth + 1));
