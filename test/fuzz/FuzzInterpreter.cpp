@@ -3,7 +3,7 @@
 // Any bytes become a valid brick kernel, built with the MLIR builders (never text): a 1-D or 2-D block program
 // over i1, i8, i16, i32, i64, f16, bf16, f32 and f64 with program_id/num_programs, make_range, splat, broadcast,
 // expand_dims, reshape, trans, gather, elementwise arith (signed and unsigned division and remainder, shifts,
-// min/max, comparisons, select, every cast) and math, reductions and scans with generated combiners, dot,
+// min/max, comparisons, select, every cast) and math, reductions and scans with generated combiners, dot (batched too),
 // loads/stores/atomics through pointer blocks into fixed host buffers (offsets kept in range or masked), scf.for
 // (signed or unsigned, carrying values and advancing pointers), scf.while (trip counts bounded), scf.if, and
 // brick.print. The kernel runs on the CPU interpreter over a grid of up to 8 programs; then a clone goes through
@@ -221,8 +221,8 @@ public:
   std::string firstDifference(const Memory &other) const {
     for (unsigned t = 0; t < kBufferTypes; ++t)
       for (bool sink : {false, true}) {
-        std::string found = firstDifference(bufferElem(t), sink ? sinks_[t] : data_[t],
-                                            sink ? other.sinks_[t] : other.data_[t], sink ? sinkBytes(t) : dataBytes(t));
+        std::string found = sink ? firstDifference(bufferElem(t), sinks_[t], other.sinks_[t], sinkBytes(t))
+                                 : firstDifference(bufferElem(t), data_[t], other.data_[t], dataBytes(t));
         if (!found.empty())
           return (sink ? "sink buffer " : "data buffer ") + found;
       }
@@ -247,7 +247,8 @@ private:
           p = uint8_t(state >> 24);
         }
         Reader r(pool, sizeof(pool));
-        uint64_t bits = isFloat(e) ? interestingFloat(r, e).bitcastToAPInt().getZExtValue() : uint64_t(interestingInt(r));
+        uint64_t bits =
+            isFloat(e) ? interestingFloat(r, e).bitcastToAPInt().getZExtValue() : uint64_t(interestingInt(r));
         unsigned char raw[8];
         std::memcpy(raw, &bits, 8); // little-endian: the low bytes are the value of a narrower type
         bytes.insert(bytes.end(), raw, raw + bytesOf(e));
@@ -942,15 +943,25 @@ private:
   }
 
   /// a [m, k] x b [k, n] + c: a float result only goes to a sink (brick-combine would contract an addition).
+  /// Or, 1 in 2 where the product fits a sink twice, two of them batched ([2, m, k] x [2, k, n]), reshaped to 2-D.
   void dot() {
     static constexpr Elem inputs[] = {F16, BF16, F32, I8};
-    Elem in = inputs[in_.below(4)];
+    uint8_t which = in_.byte();
+    Elem in = inputs[which % 4];
     Elem acc = in == I8 ? I32 : (in == F16 && (in_.byte() & 1)) ? F16 : F32;
     int64_t m = (in_.byte() & 1) ? rows_ : cols_, k = (in_.byte() & 1) ? rows_ : cols_,
             n = (in_.byte() & 1) ? rows_ : cols_;
-    Value a = need({m, k}, in), b = need({k, n}, in), c = need({m, n}, acc);
+    Shape batch = (which & 4) && m * n <= kBlockMax / 2 ? Shape{2} : Shape{};
+    auto shape = [&](int64_t rows, int64_t cols) {
+      Shape s = batch;
+      s.append({rows, cols});
+      return s;
+    };
+    Value a = need(shape(m, k), in), b = need(shape(k, n), in), c = need(shape(m, n), acc);
     auto precision = in == F32 ? bk::InputPrecision(in_.below(3)) : bk::InputPrecision::ieee;
-    Value d = make<bk::DotOp>(typeOf({m, n}, acc), a, b, c, precision, 0u);
+    Value d = make<bk::DotOp>(typeOf(shape(m, n), acc), a, b, c, precision, 0u);
+    if (!batch.empty())
+      d = make<bk::ReshapeOp>(typeOf({2 * m, n}, acc), d);
     if (isFloat(acc))
       sink(d);
     else
