@@ -13,7 +13,9 @@
 //     lowered one;
 //   - where the original runs without an interpreter error, the lowered kernel runs too, and writes the same
 //     bytes into every buffer and prints the same text. Floats compare bit for bit (+0 and -0 differ), except
-//     that a NaN equals a NaN of any payload or sign (nothing in the GPU's or MLIR's semantics fixes them);
+//     that a NaN equals a NaN of any payload or sign: nothing in LLVM's semantics fixes those of a NaN an
+//     operation makes (x86 makes -NaN, APFloat's folds +NaN), so before copysign or a bitcast to an integer can
+//     carry them into a number, the generator makes any NaN one fixed NaN;
 //   - nothing crashes, asserts, leaks past ASan or hangs, whatever the outcome.
 // An interpreter error of the original (an access outside every buffer, a gather index out of range) is a fine
 // outcome; the comparison is then skipped. So is a kernel that may do something arith leaves undefined: most
@@ -452,7 +454,8 @@ private:
   }
 
   /// Whether canonicalization might fold `v` to a constant (conservatively: anything not computed from memory,
-  /// a program id or a kernel argument; a loop's or a branch's results and block arguments too).
+  /// a program id or a kernel argument; a loop's or a branch's results and block arguments too; a load whose mask
+  /// might fold, since all false it becomes its `other`).
   bool foldable(Value v) {
     if (auto found = foldable_.find(v); found != foldable_.end())
       return found->second;
@@ -460,7 +463,9 @@ private:
     bool result;
     if (!op)
       result = !isa<func::FuncOp>(cast<BlockArgument>(v).getOwner()->getParentOp());
-    else if (isa<bk::LoadOp, bk::AtomicRMWOp, bk::AtomicCASOp, bk::ProgramIdOp, bk::NumProgramsOp>(op))
+    else if (auto load = dyn_cast<bk::LoadOp>(op))
+      result = load.getMask() && foldable(load.getMask());
+    else if (isa<bk::AtomicRMWOp, bk::AtomicCASOp, bk::ProgramIdOp, bk::NumProgramsOp>(op))
       result = false;
     else
       result = op->getNumRegions() || llvm::all_of(op->getOperands(), [&](Value x) { return foldable(x); });
@@ -523,7 +528,7 @@ private:
       return make<arith::ExtFOp>(result, v);
     }
     if (bitcast)
-      return make<arith::BitcastOp>(result, v);
+      return make<arith::BitcastOp>(result, oneNaN(v));
     if (in_.below(8)) { // guard: outside the integer's range (and NaN) becomes 0
       unsigned n = widthOf(to);
       double lo = pick ? -std::ldexp(1.0, n - 1) - 1 : -1.0, hi = pick ? std::ldexp(1.0, n - 1) : std::ldexp(1.0, n);
@@ -659,16 +664,29 @@ private:
     }
     default: {
       Value a = need(shape, e, depth + 1), b = need(shape, e, depth + 1);
-      return makeNamed(kFloatBinary[in_.below(std::size(kFloatBinary))], {a, b}, type);
+      return floatBinary(kFloatBinary[in_.below(std::size(kFloatBinary))], a, b);
     }
     }
   }
 
-  /// `v`, or where it could fold to a constant, a loaded value of its type (see the header).
+  /// A binary float op; copysign takes its sign from a NaN made one fixed NaN (see the header).
+  Value floatBinary(StringRef name, Value a, Value b) {
+    return makeNamed(name, {a, name == "math.copysign" ? oneNaN(b) : b}, a.getType());
+  }
+  /// `v` with any NaN replaced by one fixed NaN: nothing fixes the sign or payload of a NaN an operation makes
+  /// (LLVM's semantics; x86 makes -NaN, APFloat +NaN), so where they would reach a number they are made one.
+  Value oneNaN(Value v) {
+    Shape shape = shapeOf(v);
+    Value isNaN = make<arith::CmpFOp>(arith::CmpFPredicate::UNO, v, v);
+    return make<arith::SelectOp>(isNaN, splatConstant(shape, elemOf(v.getType()), NAN), v);
+  }
+
+  /// `v`, or where it could fold to a constant, a value of its type loaded without a mask (see the header).
   Value opaque(Value v) {
     if (!foldable(v))
       return v;
-    return loaded(shapeOf(v), elemOf(v.getType()), kMaxDepth);
+    Value pointer = pointers(shapeOf(v), elemOf(v.getType()), kMaxDepth, /*allowMask=*/false).first;
+    return make<bk::LoadOp>(pointer, Value(), Value(), bk::CacheModifierAttr(), bk::EvictionPolicyAttr(), UnitAttr());
   }
 
   Value division(const Shape &shape, Elem e, unsigned depth) {
@@ -706,7 +724,7 @@ private:
     unsigned buffer = e - I8;
     uint8_t how = in_.byte();
     if (how % 8 == 0)
-      if (Value reused = reuse(type)) // in range: every pointer in the pool is
+      if (Value reused = reuse(type)) // in range (those a loop advanced may have left: an interpreter error)
         return {reused, Value()};
     auto base = [&]() -> Value {
       return shape.empty() ? data_[buffer] : make<bk::SplatOp>(type, data_[buffer]);
@@ -876,10 +894,9 @@ private:
             if (body->getArgument(j).getType() == a.getType() && (in_.byte() & 3) == 0)
               b = body->getArgument(j);
         }
-        Type type = a.getType();
-        StringRef name = isFloat(elems[k]) ? kFloatBinary[in_.below(std::size(kFloatBinary))]
-                                           : kIntBinary[in_.below(std::size(kIntBinary))];
-        results.push_back(makeNamed(name, {a, b}, type));
+        results.push_back(isFloat(elems[k]) ? floatBinary(kFloatBinary[in_.below(std::size(kFloatBinary))], a, b)
+                                            : makeNamed(kIntBinary[in_.below(std::size(kIntBinary))], {a, b},
+                                                        a.getType()));
       }
     }
     ++ops_;
