@@ -27,7 +27,9 @@
 // dot(a, b, 0) + d into dot(a, b, d), one rounding instead of two, as the GPU's fma contraction does), and math
 // functions that nothing rounds correctly (exp, log, sin, pow, ...) see no operand that could fold to a constant
 // (MLIR folds f32 ones with the C library's float functions, the interpreter rounds the double result, the GPU
-// approximates: each may differ in the last place).
+// approximates: each may differ in the last place). And no float is a signaling NaN: MLIR folds maxnumf/minnumf of
+// one to NaN (APFloat's IEEE 754-2008 maxNum), where arith's documentation and the interpreter, which holds floats
+// as doubles and cannot keep a NaN signaling, give the other operand.
 // A broken promise calls __builtin_trap(), which libFuzzer reports like a crash. BRICK_FUZZ_DUMP=1 prints both
 // modules; BRICK_FUZZ_STATS=1 counts the outcomes at exit.
 //
@@ -173,7 +175,7 @@ int64_t interestingInt(Reader &in) {
 }
 
 /// A float of `e`'s format: mostly one of kReals (rounded), else a sparse significand (1 + 2^-a +- 2^-b, scaled,
-/// where double roundings go wrong) or raw bits (payloads, subnormals).
+/// where double roundings go wrong) or raw bits (payloads, subnormals; a signaling NaN made quiet, see the header).
 llvm::APFloat interestingFloat(Reader &in, Elem e) {
   uint8_t b = in.byte();
   bool lost;
@@ -190,7 +192,8 @@ llvm::APFloat interestingFloat(Reader &in, Elem e) {
     value.convert(semanticsOf(e), llvm::APFloat::rmNearestTiesToEven, &lost);
     return value;
   }
-  return llvm::APFloat(semanticsOf(e), llvm::APInt(widthOf(e), in.bytes(bytesOf(e))));
+  llvm::APFloat raw(semanticsOf(e), llvm::APInt(widthOf(e), in.bytes(bytesOf(e))));
+  return raw.isSignaling() ? raw.makeQuiet() : raw;
 }
 
 /// The interpreter's memory for one input: data and sink buffers, registered (so every access is checked), filled
@@ -826,20 +829,24 @@ private:
     add(bk::AtomicRMWOp::create(b_, loc_, rmw, semantic, scope, pointer, value, mask));
   }
 
-  /// Stores `v` into the next sink of its type (i1 through i8; pointers are not stored).
+  /// Stores `v` into the next sink of its type (i1 through i8; pointers, and blocks larger than a sink, are not).
   void sink(Value v) {
-    if (isa<bk::PointerType>(getElementTypeOrSelf(v.getType())))
+    Shape shape = shapeOf(v);
+    if (isa<bk::PointerType>(getElementTypeOrSelf(v.getType())) || count(shape) > kBlockMax)
       return;
     Elem e = elemOf(v.getType());
     if (e == I1) {
-      v = make<arith::ExtUIOp>(typeOf(shapeOf(v), I8), v);
+      v = make<arith::ExtUIOp>(typeOf(shape, I8), v);
       e = I8;
+    }
+    if (shape.size() > 2) { // a batched dot's operands (and what reductions and scans of them make): 1-D
+      shape = {count(shape)};
+      v = make<bk::ReshapeOp>(typeOf(shape, e), v);
     }
     unsigned buffer = e - I8;
     if (sinksUsed_[buffer] >= kSinksPerType)
       return;
     int64_t slot = sinksUsed_[buffer]++;
-    Shape shape = shapeOf(v);
     Value offset = make<arith::AddIOp>(make<arith::MulIOp>(program_, splatConstant({}, I32, kSinksPerType * kBlockMax)),
                                        splatConstant({}, I32, slot * kBlockMax));
     Type type = pointerTypeOf(shape, e);
@@ -1168,8 +1175,10 @@ private:
     case 12: dot(); break;
     case 13: if (nesting_ < 2) loop(); break;
     case 14:
-      if (nesting_ < 2)
-        (what & 32) ? whileLoop() : branch();
+      if (nesting_ < 2 && (what & 32))
+        whileLoop();
+      else if (nesting_ < 2)
+        branch();
       break;
     default:
       if (what & 16) {
