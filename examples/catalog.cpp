@@ -47,9 +47,19 @@ const std::vector<Example> &catalog() {
            "C = A * B, persistent (a program per SM takes tiles in turn), through tensor descriptors (f16, "
            "128x128x32 blocks, 4 warps, 4 stages)",
            matmulPersistent<brick::f16>(), descriptorMatmul(128, 128, 32, 8), MatmulConfig{}.warps, MatmulConfig{}.stages),
-      make("moe", "MoE grouped GEMM (bf16, 64x128x64 tiles, GROUP_M = 8)", moe<brick::bf16>(),
-           {aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, dyn, dyn, aligned, one, aligned,
-            aligned, one, aligned, one, 64, 128, 64, 8}),
+      make("moe", "MoE grouped GEMM 1 with silu(gate) * up (bf16, 64x64x64 tiles, GROUP_M = 8)", moeGateUp<brick::bf16>(),
+           {aligned, aligned, aligned, aligned, aligned, aligned, dyn, aligned, aligned, dyn, dyn, aligned, one, aligned,
+            aligned, one, aligned, one, 64, 64, 64, 8}),
+      make("moe_route", "MoE routing: softmax, top-2 of 8 experts, renormalized (bf16 logits, 16 tokens a program)",
+           moeRoute<brick::bf16>(), {aligned, aligned, aligned, aligned, aligned, aligned, dyn, dyn, 8, 2, 16, 0, 0, 1}),
+      make("moe_align", "MoE alignment: rows sorted by expert, padded to 64 (8 experts, top-2)", moeAlign(),
+           {aligned, aligned, aligned, aligned, aligned, aligned, dyn, dyn, dyn, 8, 2, 16, 64, 32}),
+      make("moe_down", "MoE grouped GEMM 2 times the routing weights (bf16, 64x128x64 tiles, GROUP_M = 8)",
+           moeDown<brick::bf16>(),
+           {aligned, aligned, aligned, aligned, aligned, aligned, aligned, dyn, aligned, aligned, dyn, aligned, one,
+            aligned, aligned, one, aligned, one, 64, 128, 64, 8}),
+      make("moe_sum", "MoE: each token's top-2 rows summed (bf16, 16x256 a program)", moeSum<brick::bf16>(),
+           {aligned, aligned, dyn, aligned, 2, 16, 256}),
     };
     for (Example &example : list)
       if (example.name == "matmul_descriptors" || example.name == "matmul_persistent")

@@ -12,6 +12,7 @@
 #include "brick/JIT/JIT.h"
 #include "brick/Support/HalfFloat.h"
 #include "matmul.h"
+#include "moe_layer.h"
 
 #include <algorithm>
 #include <chrono>
@@ -54,8 +55,10 @@ struct MatmulProblem {
 /// C = A * B with A and B of T (f16, bf16, f32: C the same; i8: C is i32), checked against float64: every
 /// element, or for large problems 4096 random ones and the last row and column.
 template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &device, const MatmulProblem &problem);
-/// `tokens` tokens, each routed to 2 of 8 experts.
-Check runMoe(const brick::runtime::Device &device, int tokens);
+/// The whole MoE layer at `shape` (examples/moe.h), checked: routing against float64, the sorted rows exactly,
+/// the output against a float64 layer over the kernels' routing.
+template <brick::ElementTag T>
+Check runMoe(const brick::runtime::Device &device, const MoeShape &shape, MoeWeights weights = MoeWeights::Host);
 
 /// How the example programs autotune: short trials on a GPU (the examples run as tests too; the default is
 /// 25 + 100 ms), as few host-timed launches as possible on the interpreter, and a prune that keeps the candidates

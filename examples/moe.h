@@ -1,10 +1,25 @@
-//===- moe.h - Grouped GEMM of a fused mixture-of-experts layer ---------------===//
+//===- moe.h - The mixture-of-experts layer of LLM inference, as five kernels ---===//
 //
-// Each of T tokens is routed to `topk` experts. The host sorts the T * topk (token, expert) pairs by expert
-// and pads each expert's run to a multiple of BLOCK_M (padding entries hold T * topk, an invalid id);
-// blockExpert[i] is the expert of the i-th block of BLOCK_M sorted rows. Each program multiplies one block
-// of gathered token rows by one expert's weights and scatters the result rows back by pair id:
-//   c[pair, :] = a[pair / topk, :] * w[expert(pair)]^T        with w of shape [E, N, K]
+// T tokens of H features go through E experts, `topk` per token (the fused_moe algorithm of vLLM and SGLang):
+//
+//   1. moe_route:  router logits [T, E] -> scores (softmax, or sigmoid DeepSeek-V3 style, an optional bias
+//                  choosing but not weighting), the top-k experts per token and their weights (renormalized to
+//                  sum to 1 if asked); each program also counts its tokens per expert and ranks each of its
+//                  (token, k) pairs among its own pairs of that expert.
+//   2. moe_align:  from those counts, every expert's rows padded to BLOCK_M, the sorted pair ids (each expert's
+//                  pairs in token order, then the invalid id T * topk as padding), the expert of each block of
+//                  BLOCK_M sorted rows, and the padded total. Positions come from counts and ranks, not
+//                  atomics, so the order is the same on every run.
+//   3. moe_gate_up: grouped GEMM 1: for each block of sorted rows, the gathered token rows times the block's
+//                  expert's gate and up projections (w13 [E, 2I, H]: gate rows, then up rows), with
+//                  silu(gate) * up in the epilogue: h [T * topk, I].
+//   4. moe_down:   grouped GEMM 2: h's sorted rows times w2 [E, H, I], times the pair's routing weight:
+//                  y [T * topk, H].
+//   5. moe_sum:    out [T, H] = the sum over each token's topk rows of y, in f32, in k order.
+//
+// Nothing goes back to the host: the GEMMs are launched for the most blocks any routing can need
+// (moeMaxBlocks), and blocks past the padded total, which the GEMMs read from memory, run no K iterations and
+// store nothing.
 //
 //===----------------------------------------------------------------------===//
 #ifndef BRICK_EXAMPLES_MOE_H
@@ -12,37 +27,208 @@
 
 #include "brick/brick.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
 namespace examples {
 using namespace brick;
 
-/// Launch with (paddedPairs / BLOCK_M) * cdiv(N, BLOCK_N) programs.
-template <ElementTag T = bf16> auto moe() {
-  return kernel("moe", [](Ptr<T> a, Ptr<T> w, Ptr<T> c, Ptr<i32> sortedPairIds, Ptr<i32> blockExpert,
-                          Int paddedPairs, Int N, Int K, Int topk, Int numPairs, Int strideAM, Int strideAK,
-                          Int strideWE, Int strideWN, Int strideWK, Int strideCM, Int strideCN, Const<int> BLOCK_M,
-                          Const<int> BLOCK_N, Const<int> BLOCK_K, Const<int> GROUP_M) {
-    auto [tileM, tileN] = grouped_tile(program_id(0), cdiv(paddedPairs, BLOCK_M), cdiv(N, BLOCK_N), GROUP_M);
+/// The most blocks of BLOCK_M sorted rows a routing of `pairs` (token, expert) pairs over `experts` experts can
+/// fill: each expert's run is padded by less than one block, and only experts with pairs have one.
+inline int64_t moeMaxBlocks(int64_t pairs, int64_t experts, int64_t blockM) {
+  return std::min(pairs, (pairs + std::min(experts, pairs) * (blockM - 1)) / blockM);
+}
 
-    Tensor pairs = load(sortedPairIds + tileM * BLOCK_M + arange(0, BLOCK_M));
+/// Routing for tokens [BLOCK_T * program, ...): launch cdiv(T, BLOCK_T) programs. E (the experts) and TOPK are
+/// powers of two here (the block shapes); SIGMOID, HAS_BIAS and RENORMALIZE are 0 or 1.
+template <ElementTag T = bf16> auto moeRoute() {
+  return kernel("moe_route", [](Ptr<T> logits, Ptr<f32> bias, Ptr<i32> topkIds, Ptr<f32> topkWeights,
+                                Ptr<i32> blockCounts, Ptr<i32> pairRanks, Int tokens, Int strideLogits, Const<int> E,
+                                Const<int> TOPK, Const<int> BLOCK_T, Const<int> SIGMOID, Const<int> HAS_BIAS,
+                                Const<int> RENORMALIZE) {
+    Int program = program_id(0);
+    Tensor rows = program * BLOCK_T + arange(0, BLOCK_T);
+    Tensor valid = rows < tokens;
+    Tensor experts = arange(0, E);
+    Tensor x = load(logits + rows.column() * strideLogits + experts.row(), valid.column(), 0.0).template to<f32>();
+    Tensor scores;
+    if (SIGMOID.value()) {
+      scores = sigmoid(x);
+    } else {
+      Tensor e = exp(x - max(x, 1).column());
+      scores = e / sum(e, 1).column();
+    }
+    // The bias (DeepSeek-V3's expert load balancing) chooses experts; the weights are the scores without it.
+    Tensor choice = HAS_BIAS.value() ? scores + load(bias + experts).row() : scores;
+    Tensor pair = rows * TOPK;
+    std::vector<Tensor> hits, weights;
+    Tensor weightSum = zeros<f32>({BLOCK_T});
+    for (int j = 0; j < TOPK.value(); ++j) {
+      Tensor best = argmax(choice, 1);
+      Tensor hit = experts.row() == best.column();
+      Tensor weight = sum(where(hit, scores, 0.0), 1);
+      store(topkIds + pair + j, best, valid);
+      hits.push_back(hit);
+      weights.push_back(weight);
+      weightSum = weightSum + weight;
+      choice = where(hit, -INFINITY, choice);
+    }
+    for (int j = 0; j < TOPK.value(); ++j)
+      store(topkWeights + pair + j, RENORMALIZE.value() ? weights[j] / weightSum : weights[j], valid);
+
+    // This program's pairs per expert, and each pair's rank among them (tokens in order; one token never
+    // picks an expert twice).
+    Tensor chosen = zeros<i32>({BLOCK_T, E});
+    for (const Tensor &hit : hits)
+      chosen = chosen + (hit & valid.column()).to<i32>();
+    store(blockCounts + program * E + experts, sum(chosen, 0));
+    Tensor before = cumsum(chosen, 0) - chosen;
+    for (int j = 0; j < TOPK.value(); ++j)
+      store(pairRanks + pair + j, sum(where(hits[j], before, 0), 1), valid);
+  });
+}
+
+/// Launch one program per routing program (numRouteBlocks = cdiv(T, BLOCK_T), the same BLOCK_T). Program p
+/// places its pairs; the last one writes the padding, program 0 the expert of every block and the total.
+inline auto moeAlign() {
+  return kernel("moe_align", [](Ptr<i32> topkIds, Ptr<i32> blockCounts, Ptr<i32> pairRanks, Ptr<i32> sortedPairIds,
+                                Ptr<i32> blockExpert, Ptr<i32> totalPadded, Int tokens, Int numRouteBlocks,
+                                Int maxBlocks, Const<int> E, Const<int> TOPK, Const<int> BLOCK_T,
+                                Const<int> BLOCK_M, Const<int> CHUNK) {
+    Int program = program_id(0);
+    Tensor experts = arange(0, E);
+    // Pairs per expert in all routing programs, and in those before this one.
+    Tensor total = zeros<i32>({E}), before = zeros<i32>({E});
+    for_range(0, cdiv(numRouteBlocks, CHUNK), 1, carry(total, before), [&](Int chunk) {
+      Tensor blocks = chunk * CHUNK + arange(0, CHUNK);
+      Tensor counts = load(blockCounts + blocks.column() * E + experts.row(), (blocks < numRouteBlocks).column(), 0);
+      total = total + sum(counts, 0);
+      before = before + sum(where((blocks < program).column(), counts, 0), 0);
+    });
+    Tensor padded = cdiv(total, BLOCK_M) * BLOCK_M;
+    Tensor ends = cumsum(padded, 0);
+    Tensor starts = ends - padded;
+
+    Tensor pairs = program * (BLOCK_T.value() * TOPK.value()) + arange(0, BLOCK_T.value() * TOPK.value());
+    Int numPairs = tokens * TOPK;
+    Tensor valid = pairs < numPairs;
+    Tensor expert = load(topkIds + pairs, valid, 0);
+    Tensor rank = load(pairRanks + pairs, valid, 0);
+    store(sortedPairIds + gather(starts + before, expert, 0) + rank, pairs, valid);
+
+    // The last program pads each expert's run with the invalid pair id.
+    Tensor slots = arange(0, BLOCK_M);
+    Tensor position = (starts + total).column() + slots.row();
+    store(sortedPairIds + position, numPairs, (position < ends.column()) & (program == numRouteBlocks - 1));
+
+    // Program 0: the expert of each block of sorted rows (experts whose runs end at or before the block's start
+    // come before it), and the padded total.
+    if_(program == 0, [&] {
+      for_range(0, cdiv(maxBlocks, CHUNK), 1, [&](Int chunk) {
+        Tensor blocks = chunk * CHUNK + arange(0, CHUNK);
+        Tensor owner = sum((ends.row() <= (blocks * BLOCK_M).column()).to<i32>(), 1);
+        store(blockExpert + blocks, minimum(owner, E.value() - 1), blocks < maxBlocks);
+      });
+      store(totalPadded, sum(padded, 0));
+    });
+  });
+}
+
+/// Grouped GEMM 1 with the activation: h[pair, n] = silu(a[token] . wGate[e, n]) * (a[token] . wUp[e, n]) for
+/// n < I, token = pair / topk, e = the expert of the pair's block; w13 is [E, 2I, H] (gate rows, then up rows).
+/// Launch maxBlocks * cdiv(I, BLOCK_N) programs.
+template <ElementTag T = bf16> auto moeGateUp() {
+  return kernel("moe_gate_up", [](Ptr<T> a, Ptr<T> w13, Ptr<T> h, Ptr<i32> sortedPairIds, Ptr<i32> blockExpert,
+                                  Ptr<i32> totalPadded, Int maxBlocks, Int I, Int K, Int topk, Int numPairs,
+                                  Int strideAM, Int strideAK, Int strideWE, Int strideWN, Int strideWK, Int strideHM,
+                                  Int strideHN, Const<int> BLOCK_M, Const<int> BLOCK_N, Const<int> BLOCK_K,
+                                  Const<int> GROUP_M) {
+    auto [tileM, tileN] = grouped_tile(program_id(0), maxBlocks, cdiv(I, BLOCK_N), GROUP_M);
+    Tensor live = tileM * BLOCK_M < load(totalPadded);
+    Tensor pairs = load(sortedPairIds + tileM * BLOCK_M + arange(0, BLOCK_M), live, numPairs);
     Tensor realPair = pairs < numPairs;
     // Expert offsets exceed 2^31 elements for large models: index the weights in i64.
-    Long expert = load(blockExpert + tileM).to<i64>();
-    Tensor colsW = (tileN * BLOCK_N + arange(0, BLOCK_N)) % N;
+    Tensor expert = load(blockExpert + tileM, live, 0).to<i64>();
+    Tensor cols = (tileN * BLOCK_N + arange(0, BLOCK_N)) % I;
     Tensor ks = arange(0, BLOCK_K);
     Tensor aTile = a + (pairs / topk).column() * strideAM + ks.row() * strideAK;
-    Tensor wTile = w + expert * strideWE + colsW.row() * strideWN + ks.column() * strideWK;
-    Tensor acc = zeros<f32>({BLOCK_M, BLOCK_N});
-    for_range(0, cdiv(K, BLOCK_K), 1, carry(acc, aTile, wTile), [&](Int k) {
+    Tensor gateTile = w13 + expert * strideWE + cols.row() * strideWN + ks.column() * strideWK;
+    Tensor upTile = gateTile + I * strideWN;
+    Tensor gate = zeros<f32>({BLOCK_M, BLOCK_N}), up = zeros<f32>({BLOCK_M, BLOCK_N});
+    // A block past the padded total runs no iterations.
+    Tensor kTiles = where(live, cdiv(K, BLOCK_K), 0);
+    for_range(0, kTiles, 1, carry(gate, up, aTile, gateTile, upTile), [&](Int k) {
       Tensor kLeft = K - k * BLOCK_K;
       Tensor aBlock = load(aTile, realPair.column() & (ks.row() < kLeft), 0.0);
-      Tensor wBlock = load(wTile, ks.column() < kLeft, 0.0);
-      acc = dot(aBlock, wBlock, acc);
+      gate = dot(aBlock, load(gateTile, ks.column() < kLeft, 0.0), gate);
+      up = dot(aBlock, load(upTile, ks.column() < kLeft, 0.0), up);
       aTile = aTile + BLOCK_K * strideAK;
+      gateTile = gateTile + BLOCK_K * strideWK;
+      upTile = upTile + BLOCK_K * strideWK;
+    });
+    Tensor colsH = tileN * BLOCK_N + arange(0, BLOCK_N);
+    store(h + pairs.column() * strideHM + colsH.row() * strideHN, gate * sigmoid(gate) * up,
+          realPair.column() & (colsH.row() < I));
+  });
+}
+
+/// Grouped GEMM 2: y[pair, n] = weight[pair] * (h[pair] . w2[e, n]) for n < N (the hidden size); w2 is
+/// [E, N, K]. Launch maxBlocks * cdiv(N, BLOCK_N) programs.
+template <ElementTag T = bf16> auto moeDown() {
+  return kernel("moe_down", [](Ptr<T> h, Ptr<T> w2, Ptr<T> y, Ptr<f32> topkWeights, Ptr<i32> sortedPairIds,
+                               Ptr<i32> blockExpert, Ptr<i32> totalPadded, Int maxBlocks, Int N, Int K, Int numPairs,
+                               Int strideHM, Int strideHK, Int strideWE, Int strideWN, Int strideWK, Int strideYM,
+                               Int strideYN, Const<int> BLOCK_M, Const<int> BLOCK_N, Const<int> BLOCK_K,
+                               Const<int> GROUP_M) {
+    auto [tileM, tileN] = grouped_tile(program_id(0), maxBlocks, cdiv(N, BLOCK_N), GROUP_M);
+    Tensor live = tileM * BLOCK_M < load(totalPadded);
+    Tensor pairs = load(sortedPairIds + tileM * BLOCK_M + arange(0, BLOCK_M), live, numPairs);
+    Tensor realPair = pairs < numPairs;
+    Tensor expert = load(blockExpert + tileM, live, 0).to<i64>();
+    Tensor cols = (tileN * BLOCK_N + arange(0, BLOCK_N)) % N;
+    Tensor ks = arange(0, BLOCK_K);
+    Tensor hTile = h + pairs.column() * strideHM + ks.row() * strideHK;
+    Tensor wTile = w2 + expert * strideWE + cols.row() * strideWN + ks.column() * strideWK;
+    Tensor acc = zeros<f32>({BLOCK_M, BLOCK_N});
+    Tensor kTiles = where(live, cdiv(K, BLOCK_K), 0);
+    for_range(0, kTiles, 1, carry(acc, hTile, wTile), [&](Int k) {
+      Tensor kLeft = K - k * BLOCK_K;
+      acc = dot(load(hTile, realPair.column() & (ks.row() < kLeft), 0.0), load(wTile, ks.column() < kLeft, 0.0), acc);
+      hTile = hTile + BLOCK_K * strideHK;
       wTile = wTile + BLOCK_K * strideWK;
     });
+    Tensor weight = load(topkWeights + pairs, realPair, 0.0);
+    Tensor colsY = tileN * BLOCK_N + arange(0, BLOCK_N);
+    store(y + pairs.column() * strideYM + colsY.row() * strideYN, acc * weight.column(),
+          realPair.column() & (colsY.row() < N));
+  });
+}
 
-    Tensor colsC = tileN * BLOCK_N + arange(0, BLOCK_N);
-    store(c + pairs.column() * strideCM + colsC.row() * strideCN, acc, realPair.column() & (colsC.row() < N));
+/// out[t, n] = sum over j < TOPK of y[t * TOPK + j, n], in f32 and in j order (the same result on every run).
+/// Launch cdiv(T, BLOCK_T) * cdiv(N, BLOCK_N) programs; y and out are contiguous rows of N.
+template <ElementTag T = bf16> auto moeSum() {
+  return kernel("moe_sum", [](Ptr<T> y, Ptr<T> out, Int tokens, Int N, Const<int> TOPK, Const<int> BLOCK_T,
+                              Const<int> BLOCK_N) {
+    Int program = program_id(0);
+    Int tilesN = cdiv(N, BLOCK_N);
+    Tensor rows = (program / tilesN) * BLOCK_T + arange(0, BLOCK_T);
+    Tensor cols = (program % tilesN) * BLOCK_N + arange(0, BLOCK_N);
+    Tensor mask = (rows < tokens).column() & (cols < N).row();
+    Tensor total = zeros<f32>({BLOCK_T, BLOCK_N});
+    for (int j = 0; j < TOPK.value(); ++j)
+      total = total + load(y + (rows * TOPK + j).column().to<i64>() * N + cols.row(), mask, 0.0).template to<f32>();
+    store(out + rows.column().to<i64>() * N + cols.row(), total, mask);
+  });
+}
+
+/// dst[i] = scale * (2 * rand(seed, i) - 1) for i < n: inputs made where they are used (a model's expert
+/// weights are gigabytes the host need not make). Launch cdiv(n, BLOCK) programs.
+template <ElementTag T = bf16> auto randomFill() {
+  return kernel("random_fill", [](Ptr<T> dst, Long n, Long seed, Float scale, Const<int> BLOCK) {
+    Tensor i = program_id(0).to<i64>() * BLOCK + arange(0, BLOCK);
+    store(dst + i, (rand(seed, i) * 2.0f - 1.0f) * scale, i < n);
   });
 }
 

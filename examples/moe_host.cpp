@@ -1,67 +1,336 @@
-//===- moe_host.cpp - The host program of the MoE grouped GEMM: routing, sorting, padding ---===//
+//===- moe_host.cpp - The MoE layer's host side: inputs, launches, float64 reference ---===//
 
 #include "host.h"
-#include "moe.h"
+#include "moe_layer.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <numeric>
+#include <set>
 
 namespace examples {
 
-Check runMoe(const brick::runtime::Device &device, int tokens) {
+using brick::runtime::DeviceBuffer;
+using brick::runtime::Error;
+using brick::runtime::Expected;
+
+MoeConfig moeConfig(const MoeShape &shape) {
+  MoeConfig config;
+  double rowsPerExpert = double(shape.pairs()) / shape.experts;
+  if (rowsPerExpert <= 16) { // decode: stream the weights, few rows per block
+    config.blockM = 16;
+    config.gateUpN = 64, config.gateUpK = 128;
+    config.downN = 64, config.downK = 128;
+    config.stages = 4;
+  } else if (rowsPerExpert >= 512) {
+    config.blockM = 128;
+    config.gateUpN = 128, config.gateUpK = 64, config.gateUpWarps = 8;
+    config.downN = 256, config.downK = 64, config.downWarps = 8;
+    config.stages = 4;
+  }
+  return config;
+}
+
+namespace {
+template <brick::ElementTag T> struct Kernels {
+  decltype(moeRoute<T>()) route = moeRoute<T>();
+  decltype(moeAlign()) align = moeAlign();
+  decltype(moeGateUp<T>()) gateUp = moeGateUp<T>();
+  decltype(moeDown<T>()) down = moeDown<T>();
+  decltype(moeSum<T>()) reduce = moeSum<T>();
+  decltype(randomFill<T>()) fill = randomFill<T>();
+};
+template <brick::ElementTag T> const Kernels<T> &kernels() {
+  static const Kernels<T> instance;
+  return instance;
+}
+
+int nextPowerOfTwo(int n) {
+  int p = 1;
+  while (p < n)
+    p *= 2;
+  return p;
+}
+int cdiv(int64_t a, int64_t b) { return int((a + b - 1) / b); }
+double silu(double x) { return x / (1 + std::exp(-x)); }
+} // namespace
+
+template <brick::ElementTag T> int64_t MoeLayer<T>::maxBlocks() const {
+  return moeMaxBlocks(shape_.pairs(), shape_.experts, config_.blockM);
+}
+
+template <brick::ElementTag T>
+Expected<MoeLayer<T>> MoeLayer<T>::create(const brick::runtime::Device &device, const MoeShape &shape,
+                                          const MoeConfig &config, MoeWeights weights) {
   using namespace host;
-  static auto kernel = moe<brick::bf16>();
-  const int E = 8, topk = 2, K = 192, N = 320, BM = 64, T = tokens;
-  Check check{"moe bf16 T=" + std::to_string(T) + " E=8 top-2 N=320 K=192", 0, 1e-2, {}, 0};
-  std::vector<float> a = randomFloats(size_t(T) * K), w = randomFloats(size_t(E) * N * K, 0.1f);
-  auto da = upload(device, toMemory<brick::bf16>(a)), dw = upload(device, toMemory<brick::bf16>(w));
-  // Route each token to `topk` distinct experts; sort the (token, expert) pairs by expert, padding each
-  // expert's run to a multiple of BM with the invalid pair id T * topk.
-  std::vector<int> expertOf(size_t(T) * topk);
-  for (int t = 0; t < T; ++t) {
-    std::vector<int> experts(E);
-    std::iota(experts.begin(), experts.end(), 0);
-    std::shuffle(experts.begin(), experts.end(), rng());
-    for (int j = 0; j < topk; ++j)
-      expertOf[size_t(t) * topk + j] = experts[j];
+  if (shape.experts != nextPowerOfTwo(shape.experts) || shape.topk != nextPowerOfTwo(shape.topk) ||
+      shape.topk > shape.experts || shape.silentExperts > shape.experts - shape.topk)
+    return Error("MoE layer: experts and topk must be powers of two, topk <= experts - silent experts");
+  MoeLayer layer;
+  layer.device_ = &device;
+  layer.shape_ = shape;
+  layer.config_ = config;
+  layer.weights_ = weights;
+  const size_t T_ = shape.tokens, E = shape.experts, H = shape.hidden, I = shape.intermediate;
+  layer.logits_ = randomFloats(T_ * E, 2.0f);
+  for (size_t t = 0; t < T_; ++t)
+    for (size_t e = E - shape.silentExperts; e < E; ++e)
+      layer.logits_[t * E + e] = -30.0f;
+  layer.bias_ = randomFloats(E, shape.bias ? 0.1f : 0.0f);
+  layer.a_ = randomFloats(T_ * H);
+  const float w13Scale = float(2.0 / std::sqrt(double(H))), w2Scale = float(2.0 / std::sqrt(double(I)));
+  if (weights == MoeWeights::Host) {
+    layer.w13_ = randomFloats(E * 2 * I * H, w13Scale);
+    layer.w2_ = randomFloats(E * H * I, w2Scale);
   }
-  std::vector<int32_t> sorted, blockExpert;
-  for (int e = 0; e < E; ++e) {
-    size_t start = sorted.size();
-    for (int p = 0; p < T * topk; ++p)
-      if (expertOf[p] == e)
-        sorted.push_back(p);
-    if (sorted.size() == start)
-      continue;
-    while ((sorted.size() - start) % BM)
-      sorted.push_back(T * topk);
-    for (size_t b = start; b < sorted.size(); b += BM)
-      blockExpert.push_back(e);
+
+  auto put = [&](std::optional<DeviceBuffer> &slot, Expected<DeviceBuffer> buffer) -> Error {
+    if (!buffer)
+      return buffer.error();
+    slot.emplace(std::move(*buffer));
+    return Error();
+  };
+  const size_t pairs = shape.pairs(), routeBlocks = size_t(cdiv(shape.tokens, config.blockT));
+  const size_t blocks = size_t(layer.maxBlocks()), elementBytes = sizeof(typename Memory<T>::Stored);
+  for (Error e : {put(layer.logitsBuffer_, upload(device, toMemory<T>(layer.logits_))),
+                  put(layer.biasBuffer_, upload(device, layer.bias_)),
+                  put(layer.aBuffer_, upload(device, toMemory<T>(layer.a_))),
+                  put(layer.w13Buffer_, weights == MoeWeights::Host ? upload(device, toMemory<T>(layer.w13_))
+                                                                    : DeviceBuffer::allocate(device, E * 2 * I * H * elementBytes)),
+                  put(layer.w2Buffer_, weights == MoeWeights::Host ? upload(device, toMemory<T>(layer.w2_))
+                                                                   : DeviceBuffer::allocate(device, E * H * I * elementBytes)),
+                  put(layer.topkIds_, poisoned(device, pairs * 4)), put(layer.topkWeights_, poisoned(device, pairs * 4)),
+                  put(layer.blockCounts_, poisoned(device, routeBlocks * E * 4)),
+                  put(layer.pairRanks_, poisoned(device, pairs * 4)),
+                  put(layer.sorted_, poisoned(device, blocks * config.blockM * 4)),
+                  put(layer.blockExpert_, poisoned(device, blocks * 4)), put(layer.total_, poisoned(device, 4)),
+                  put(layer.h_, poisoned(device, pairs * I * elementBytes)),
+                  put(layer.y_, poisoned(device, pairs * H * elementBytes)),
+                  put(layer.out_, poisoned(device, T_ * H * elementBytes))})
+    if (e)
+      return e;
+  if (weights == MoeWeights::Device) {
+    const int block = 1024;
+    auto fill = [&](const DeviceBuffer &buffer, int64_t n, int64_t seed, float scale) {
+      return kernels<T>().fill.launch(brick::Grid{unsigned((n + block - 1) / block)},
+                                      brick::LaunchOptions{.device = &device}, buffer, n, seed, scale, block);
+    };
+    if (Error e = fill(*layer.w13Buffer_, int64_t(E * 2 * I * H), int64_t(rng()()), w13Scale))
+      return e;
+    if (Error e = fill(*layer.w2Buffer_, int64_t(E * H * I), int64_t(rng()()), w2Scale))
+      return e;
   }
-  auto ds = upload(device, sorted), dbe = upload(device, blockExpert);
-  auto dc = poisoned(device, size_t(T) * topk * N * sizeof(uint16_t));
-  for (auto *buffer : {&da, &dw, &ds, &dbe, &dc})
-    if (!*buffer)
-      return check.failure = buffer->error().message(), check;
-  unsigned programs = unsigned(sorted.size() / BM * ((N + 127) / 128));
-  brick::runtime::Error error = timed(check, [&] {
-    return kernel.launch(brick::Grid{programs}, brick::LaunchOptions{.device = &device}, *da, *dw, *dc, *ds, *dbe,
-                         int(sorted.size()), N, K, topk, T * topk, K, 1, N * K, K, 1, N, 1, BM, 128, 64, 8);
-  });
-  if (error)
-    return check.failure = error.message(), check;
-  std::vector<uint16_t> c = download<uint16_t>(*dc, size_t(T) * topk * N, check.failure);
-  std::vector<double> got, ref;
-  for (int p = 0; p < T * topk; ++p)
-    for (int j = 0; j < N; ++j) {
-      double sum = 0;
-      for (int q = 0; q < K; ++q)
-        sum += double(a[size_t(p / topk) * K + q]) * w[(size_t(expertOf[p]) * N + j) * K + q];
-      ref.push_back(sum);
-      got.push_back(brick::bf16ToFloat(c[size_t(p) * N + j]));
+  return layer;
+}
+
+template <brick::ElementTag T> Error MoeLayer<T>::run(const brick::runtime::Stream *stream) const {
+  const Kernels<T> &k = kernels<T>();
+  const MoeShape &s = shape_;
+  const int E = s.experts, routeBlocks = cdiv(s.tokens, config_.blockT);
+  brick::LaunchOptions options{.numWarps = 4, .numStages = 1, .stream = stream, .device = device_};
+  if (Error e = k.route.launch(brick::Grid{unsigned(routeBlocks)}, options, *logitsBuffer_, *biasBuffer_, *topkIds_,
+                               *topkWeights_, *blockCounts_, *pairRanks_, s.tokens, E, E, s.topk, config_.blockT,
+                               int(s.sigmoid), int(s.bias), int(s.renormalize)))
+    return e;
+  if (Error e = k.align.launch(brick::Grid{unsigned(routeBlocks)}, options, *topkIds_, *blockCounts_, *pairRanks_,
+                               *sorted_, *blockExpert_, *total_, s.tokens, routeBlocks, int(maxBlocks()), E, s.topk,
+                               config_.blockT, config_.blockM, 32))
+    return e;
+  if (Error e = runGateUp(stream))
+    return e;
+  const int H = s.hidden, I = s.intermediate, pairs = int(s.pairs());
+  brick::LaunchOptions down{.numWarps = config_.downWarps, .numStages = config_.stages, .stream = stream,
+                            .device = device_};
+  unsigned downPrograms = unsigned(maxBlocks()) * unsigned(cdiv(H, config_.downN));
+  if (Error e = k.down.launch(brick::Grid{downPrograms}, down, *h_, *w2Buffer_, *y_, *topkWeights_, *sorted_,
+                              *blockExpert_, *total_, int(maxBlocks()), H, I, pairs, I, 1, H * I, I, 1, H, 1,
+                              config_.blockM, config_.downN, config_.downK, config_.groupM))
+    return e;
+  const int sumRows = 16, sumColumns = 256;
+  unsigned sumPrograms = unsigned(cdiv(s.tokens, sumRows)) * unsigned(cdiv(H, sumColumns));
+  return k.reduce.launch(brick::Grid{sumPrograms}, options, *y_, *out_, s.tokens, H, s.topk, sumRows, sumColumns);
+}
+
+template <brick::ElementTag T> Error MoeLayer<T>::runGateUp(const brick::runtime::Stream *stream) const {
+  const MoeShape &s = shape_;
+  const int H = s.hidden, I = s.intermediate;
+  brick::LaunchOptions options{.numWarps = config_.gateUpWarps, .numStages = config_.stages, .stream = stream,
+                               .device = device_};
+  unsigned programs = unsigned(maxBlocks()) * unsigned(cdiv(I, config_.gateUpN));
+  return kernels<T>().gateUp.launch(brick::Grid{programs}, options, *aBuffer_, *w13Buffer_, *h_, *sorted_,
+                                    *blockExpert_, *total_, int(maxBlocks()), I, H, s.topk, int(s.pairs()), H, 1,
+                                    2 * I * H, H, 1, I, 1, config_.blockM, config_.gateUpN, config_.gateUpK,
+                                    config_.groupM);
+}
+
+template <brick::ElementTag T> int MoeLayer<T>::distinctExperts(std::string &failure) const {
+  std::vector<int32_t> ids = host::download<int32_t>(*topkIds_, size_t(shape_.pairs()), failure);
+  return int(std::set<int32_t>(ids.begin(), ids.end()).size());
+}
+
+template <brick::ElementTag T> double MoeLayer<T>::check(std::string &failure) const {
+  using host::Memory;
+  const MoeShape &s = shape_;
+  const size_t T_ = s.tokens, E = s.experts, H = s.hidden, I = s.intermediate, K = s.topk, pairs = s.pairs();
+  std::vector<int32_t> ids = host::download<int32_t>(*topkIds_, pairs, failure);
+  std::vector<float> weights = host::download<float>(*topkWeights_, pairs, failure);
+  int32_t total = host::download<int32_t>(*total_, 1, failure)[0];
+  const size_t blocks = size_t(maxBlocks()), blockM = size_t(config_.blockM);
+  std::vector<int32_t> sorted = host::download<int32_t>(*sorted_, blocks * blockM, failure);
+  std::vector<int32_t> blockExpert = host::download<int32_t>(*blockExpert_, blocks, failure);
+  auto outStored = host::download<typename Memory<T>::Stored>(*out_, T_ * H, failure);
+  if (!failure.empty())
+    return 0;
+  auto fail = [&](std::string why) {
+    failure = std::move(why);
+    return 0.0;
+  };
+
+  // Routing: the float64 scores' top k, in order, unless two scores tie within 1e-6.
+  for (size_t t = 0; t < T_; ++t) {
+    std::vector<double> scores(E), choice(E);
+    double top = *std::max_element(logits_.begin() + t * E, logits_.begin() + (t + 1) * E), sum = 0;
+    for (size_t e = 0; e < E; ++e) {
+      double x = logits_[t * E + e];
+      scores[e] = s.sigmoid ? 1 / (1 + std::exp(-x)) : std::exp(x - top);
+      sum += scores[e];
     }
-  check.error = relativeError(got, ref);
+    for (size_t e = 0; e < E; ++e) {
+      if (!s.sigmoid)
+        scores[e] /= sum;
+      choice[e] = scores[e] + bias_[e];
+    }
+    std::vector<size_t> order(E);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return choice[x] > choice[y]; });
+    double chosen = 0;
+    for (size_t j = 0; j < K; ++j)
+      chosen += scores[order[j]];
+    for (size_t j = 0; j < K; ++j) {
+      int32_t got = ids[t * K + j];
+      if (got < 0 || size_t(got) >= E)
+        return fail("token " + std::to_string(t) + " routed to expert " + std::to_string(got));
+      if (size_t(got) != order[j] && std::abs(choice[size_t(got)] - choice[order[j]]) > 1e-6)
+        return fail("token " + std::to_string(t) + ": choice " + std::to_string(j) + " is expert " +
+                    std::to_string(got) + ", float64 says " + std::to_string(order[j]));
+      double want = scores[size_t(got)] / (s.renormalize ? chosen : 1.0);
+      if (std::abs(weights[t * K + j] - want) > 1e-4 * std::max(1.0, std::abs(want)))
+        return fail("token " + std::to_string(t) + ": weight " + std::to_string(j) + " is " +
+                    std::to_string(weights[t * K + j]) + ", float64 says " + std::to_string(want));
+    }
+  }
+
+  // Alignment: each expert's pairs in pair order, padded with the invalid id to a multiple of BLOCK_M.
+  std::vector<int32_t> wantSorted, wantExpert;
+  for (size_t e = 0; e < E; ++e) {
+    size_t start = wantSorted.size();
+    for (size_t p = 0; p < pairs; ++p)
+      if (size_t(ids[p]) == e)
+        wantSorted.push_back(int32_t(p));
+    while ((wantSorted.size() - start) % blockM)
+      wantSorted.push_back(int32_t(pairs));
+    for (size_t b = start; b < wantSorted.size(); b += blockM)
+      wantExpert.push_back(int32_t(e));
+  }
+  if (size_t(total) != wantSorted.size())
+    return fail("padded total " + std::to_string(total) + ", expected " + std::to_string(wantSorted.size()));
+  if (wantExpert.size() > blocks)
+    return fail("more blocks than moeMaxBlocks allows");
+  for (size_t i = 0; i < wantSorted.size(); ++i)
+    if (sorted[i] != wantSorted[i])
+      return fail("sorted pair " + std::to_string(i) + " is " + std::to_string(sorted[i]) + ", expected " +
+                  std::to_string(wantSorted[i]));
+  for (size_t b = 0; b < wantExpert.size(); ++b)
+    if (blockExpert[b] != wantExpert[b])
+      return fail("block " + std::to_string(b) + " has expert " + std::to_string(blockExpert[b]) + ", expected " +
+                  std::to_string(wantExpert[b]));
+
+  // The layer over that routing, in float64 (h rounded to T as the device stores it), for every token or, with
+  // device weights, 8 spread over the batch (and their experts' weights read back).
+  std::vector<size_t> tokens;
+  if (weights_ == MoeWeights::Host || T_ <= 8)
+    for (size_t t = 0; t < T_; ++t)
+      tokens.push_back(t);
+  else
+    for (size_t i = 0; i < 8; ++i)
+      tokens.push_back(i * (T_ - 1) / 7);
+  std::map<size_t, std::pair<std::vector<float>, std::vector<float>>> readBack;
+  auto expertWeights = [&](size_t e) -> std::pair<const float *, const float *> {
+    if (weights_ == MoeWeights::Host)
+      return {&w13_[e * 2 * I * H], &w2_[e * H * I]};
+    auto [slot, fresh] = readBack.try_emplace(e);
+    if (fresh) {
+      auto fetch = [&](const DeviceBuffer &buffer, size_t count, std::vector<float> &into) {
+        std::vector<typename Memory<T>::Stored> stored(count);
+        if (Error error = buffer.copyToHost(stored.data(), count * sizeof(stored[0]), e * count * sizeof(stored[0])))
+          failure = error.message();
+        for (auto value : stored)
+          into.push_back(Memory<T>::to(value));
+      };
+      fetch(*w13Buffer_, 2 * I * H, slot->second.first);
+      fetch(*w2Buffer_, H * I, slot->second.second);
+    }
+    return {slot->second.first.data(), slot->second.second.data()};
+  };
+  std::vector<double> got, ref;
+  std::vector<double> h(I), out(H);
+  for (size_t t : tokens) {
+    std::fill(out.begin(), out.end(), 0.0);
+    for (size_t j = 0; j < K; ++j) {
+      size_t p = t * K + j;
+      auto [w13, w2] = expertWeights(size_t(ids[p]));
+      if (!failure.empty())
+        return 0;
+      const float *a = &a_[t * H];
+      for (size_t n = 0; n < I; ++n) {
+        const float *gate = &w13[n * H], *up = &w13[(I + n) * H];
+        double g = 0, u = 0;
+        for (size_t q = 0; q < H; ++q)
+          g += double(a[q]) * gate[q], u += double(a[q]) * up[q];
+        h[n] = Memory<T>::to(Memory<T>::from(float(silu(g) * u)));
+      }
+      for (size_t n = 0; n < H; ++n) {
+        const float *w = &w2[n * I];
+        double sum = 0;
+        for (size_t q = 0; q < I; ++q)
+          sum += h[q] * w[q];
+        out[n] += double(weights[p]) * sum;
+      }
+    }
+    for (size_t n = 0; n < H; ++n) {
+      ref.push_back(out[n]);
+      got.push_back(Memory<T>::to(outStored[t * H + n]));
+    }
+  }
+  return host::relativeError(got, ref);
+}
+
+template class MoeLayer<brick::bf16>;
+template class MoeLayer<brick::f16>;
+
+template <brick::ElementTag T>
+Check runMoe(const brick::runtime::Device &device, const MoeShape &shape, MoeWeights weights) {
+  const MoeConfig config = moeConfig(shape);
+  std::string what = std::string(std::is_same_v<T, brick::bf16> ? "bf16" : "f16") + " moe T=" +
+                     std::to_string(shape.tokens) + " E=" + std::to_string(shape.experts) + " top-" +
+                     std::to_string(shape.topk) + " H=" + std::to_string(shape.hidden) +
+                     " I=" + std::to_string(shape.intermediate) + (shape.sigmoid ? " sigmoid" : " softmax") +
+                     (shape.bias ? "+bias" : "") + (shape.silentExperts ? " (" + std::to_string(shape.silentExperts) +
+                                                                              " experts unused)"
+                                                                        : "") +
+                     (weights == MoeWeights::Device ? ", weights made on the device, 8 tokens checked" : "");
+  Check check{what, 0, std::is_same_v<T, brick::bf16> ? 1e-2 : 2e-3, {}, 0};
+  auto layer = MoeLayer<T>::create(device, shape, config, weights);
+  if (!layer)
+    return check.failure = layer.error().message(), check;
+  if (Error error = host::timed(check, [&] { return layer->run(); }))
+    return check.failure = error.message(), check;
+  check.error = layer->check(check.failure);
   return check;
 }
+
+template Check runMoe<brick::bf16>(const brick::runtime::Device &, const MoeShape &, MoeWeights);
+template Check runMoe<brick::f16>(const brick::runtime::Device &, const MoeShape &, MoeWeights);
 
 } // namespace examples

@@ -19,7 +19,10 @@ std::vector<Check> runExample(const std::string &name, const brick::runtime::Dev
             runMatmul<brick::f32>(device, {17, 33, 65}), runMatmul<brick::i8>(device, {64, 96, 128})};
   }
   if (name == "moe")
-    return {runMoe(device, 7), runMoe(device, 100)};
+    // Ragged sizes (H and I not multiples of the tiles), experts no token picks, softmax and sigmoid + bias.
+    return {runMoe<brick::bf16>(device, {.tokens = 7, .experts = 8, .topk = 2, .hidden = 80, .intermediate = 96}),
+            runMoe<brick::f16>(device, {.tokens = 100, .experts = 16, .topk = 4, .hidden = 128, .intermediate = 64,
+                                        .sigmoid = true, .bias = true, .renormalize = false, .silentExperts = 3})};
   return {Check{name, 0, 0, "there is no example called '" + name + "'", 0}};
 }
 

@@ -218,15 +218,16 @@ Error DeviceBuffer::copyFromHost(const void *source, size_t bytes) {
   }
   return driver_->check(driver_->cuMemcpyHtoD(address_, source, bytes), "copying to the device");
 }
-Error DeviceBuffer::copyToHost(void *destination, size_t bytes) const {
-  if (bytes > size_)
-    return Error("copying " + std::to_string(bytes) + " bytes out of a buffer of " + std::to_string(size_));
+Error DeviceBuffer::copyToHost(void *destination, size_t bytes, size_t offset) const {
+  if (offset > size_ || bytes > size_ - offset)
+    return Error("copying " + std::to_string(bytes) + " bytes at offset " + std::to_string(offset) +
+                 " out of a buffer of " + std::to_string(size_));
   if (!driver_) {
     if (bytes)
-      std::memcpy(destination, reinterpret_cast<const void *>(address_), bytes);
+      std::memcpy(destination, reinterpret_cast<const char *>(address_) + offset, bytes);
     return Error();
   }
-  return driver_->check(driver_->cuMemcpyDtoH(destination, address_, bytes), "copying from the device");
+  return driver_->check(driver_->cuMemcpyDtoH(destination, address_ + offset, bytes), "copying from the device");
 }
 Error DeviceBuffer::fill(unsigned char byte) {
   if (!driver_) {

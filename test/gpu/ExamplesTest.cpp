@@ -222,9 +222,26 @@ TEST_P(Examples, MatmulWarpGroupConfigs) {
                                                        .descriptors = true}));
 }
 
-TEST_P(Examples, MoeBf16) {
-  for (int tokens : {1, 7, 100})
-    EXPECT_PASSES(examples::runMoe(device(), tokens));
+TEST_P(Examples, MoeLayer) {
+  using examples::runMoe;
+  // Decode (one token); a ragged batch (H and I not multiples of the tiles) with experts no token picks; sigmoid +
+  // bias routing over 64 experts, top-8, not renormalized.
+  EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 1, .experts = 8, .topk = 2, .hidden = 128, .intermediate = 96}));
+  EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 37, .experts = 8, .topk = 2, .hidden = 80, .intermediate = 96,
+                                        .silentExperts = 2}));
+  EXPECT_PASSES(runMoe<f16>(device(), {.tokens = 100, .experts = 64, .topk = 8, .hidden = 64, .intermediate = 32,
+                                       .sigmoid = true, .bias = true, .renormalize = false}));
+  // Weights made on the device by random_fill, checked through 8 sampled tokens and their experts read back.
+  EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 20, .experts = 8, .topk = 2, .hidden = 64, .intermediate = 64},
+                             examples::MoeWeights::Device));
+  if (GetParam() == Where::Interpreter)
+    return;
+  // The middle and the prefill configs (64- and 128-row blocks, wgmma on an H100), 2 of 8 and 8 of 256 experts.
+  EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 600, .experts = 8, .topk = 2, .hidden = 512, .intermediate = 384}));
+  EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 4099, .experts = 8, .topk = 2, .hidden = 256, .intermediate = 320,
+                                        .silentExperts = 1}));
+  EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 333, .experts = 256, .topk = 8, .hidden = 256, .intermediate = 128,
+                                        .sigmoid = true, .bias = true}));
 }
 
 TEST_P(Examples, RandomNumbersAreTheSameEverywhere) {

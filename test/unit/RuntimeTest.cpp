@@ -57,6 +57,21 @@ TEST(Runtime, DeviceProperties) {
   EXPECT_THAT(Device::get(1000).error().message(), HasSubstr("there is no CUDA device 1000"));
 }
 
+/// copyToHost from an offset reads the bytes there, and refuses a range past the end.
+void expectCopiesFromAnOffset(const Device &device) {
+  std::vector<int32_t> host(1000);
+  for (size_t i = 0; i < host.size(); ++i)
+    host[i] = int32_t(i * 7);
+  auto buffer = DeviceBuffer::allocate(device, host.size() * 4);
+  ASSERT_TRUE(buffer.ok()) << buffer.error().message();
+  ASSERT_FALSE(buffer->copyFromHost(host.data(), host.size() * 4));
+  std::vector<int32_t> part(3, -1);
+  ASSERT_FALSE(buffer->copyToHost(part.data(), 12, 400));
+  EXPECT_EQ(part, (std::vector<int32_t>{700, 707, 714}));
+  EXPECT_THAT(buffer->copyToHost(part.data(), 12, 3992).message(), HasSubstr("12 bytes at offset 3992 out of a buffer of 4000"));
+  EXPECT_THAT(buffer->copyToHost(part.data(), 4, size_t(1) << 62).message(), HasSubstr("out of a buffer of 4000"));
+}
+
 TEST(Runtime, BufferRoundTrip) {
   REQUIRE_DEVICE(device);
   std::vector<float> host(4096);
@@ -72,7 +87,10 @@ TEST(Runtime, BufferRoundTrip) {
   ASSERT_FALSE(buffer->copyToHost(back.data(), back.size() * sizeof(float)));
   EXPECT_TRUE(std::isnan(back[0]) && std::isnan(back.back()));
   EXPECT_THAT(buffer->copyToHost(back.data(), 1 << 20).message(), HasSubstr("out of a buffer of 16384"));
+  expectCopiesFromAnOffset(*device);
 }
+
+TEST(Runtime, InterpreterBufferCopiesFromAnOffset) { expectCopiesFromAnOffset(Device::interpreter()); }
 
 TEST(Runtime, BadPtxShowsTheJitLog) {
   REQUIRE_DEVICE(device);

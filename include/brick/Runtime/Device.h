@@ -109,7 +109,8 @@ public:
   bool isHost() const { return driver_ == nullptr; }
   size_t size() const { return size_; }
   Error copyFromHost(const void *source, size_t bytes);
-  Error copyToHost(void *destination, size_t bytes) const;
+  /// `bytes` from `offset` bytes into the buffer.
+  Error copyToHost(void *destination, size_t bytes, size_t offset = 0) const;
   /// Sets every byte (0xFF poisons floats with NaN).
   Error fill(unsigned char byte);
 

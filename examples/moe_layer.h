@@ -1,0 +1,76 @@
+//===- moe_layer.h - The MoE layer's buffers and launches, for the example, the tests and the bench ---===//
+#ifndef BRICK_EXAMPLES_MOE_LAYER_H
+#define BRICK_EXAMPLES_MOE_LAYER_H
+
+#include "brick/JIT/JIT.h"
+#include "moe.h"
+
+#include <optional>
+#include <string>
+
+namespace examples {
+
+/// A layer's shape: T tokens of `hidden` features, `experts` experts of `intermediate` features, `topk` each.
+struct MoeShape {
+  int tokens, experts, topk, hidden, intermediate;
+  bool sigmoid = false;     // DeepSeek-V3's sigmoid scores (else softmax)
+  bool bias = false;        // an expert bias that chooses but does not weigh (needs sigmoid in practice)
+  bool renormalize = true;  // the top-k weights divided by their sum
+  int silentExperts = 0;    // the last this-many experts get logits no token picks (experts with no rows)
+  long long pairs() const { return (long long)tokens * topk; }
+  /// 2 * flops of GEMM 1 (both projections) and GEMM 2.
+  double gateUpFlops() const { return 2.0 * pairs() * 2.0 * intermediate * hidden; }
+  double downFlops() const { return 2.0 * pairs() * double(hidden) * intermediate; }
+};
+
+/// Tiles of the two grouped GEMMs (one BLOCK_M: both read the same sorted rows) and the routing's tokens per program.
+struct MoeConfig {
+  int blockM = 64, blockT = 16;
+  int gateUpN = 64, gateUpK = 64, downN = 128, downK = 64, groupM = 8;
+  unsigned gateUpWarps = 4, downWarps = 4, stages = 3;
+};
+/// The tiles the bench's sweeps on an H100 chose for `shape` (rows per expert decide).
+MoeConfig moeConfig(const MoeShape &shape);
+
+/// Where a layer's random expert weights are made: on the host, kept for a reference over every token, or on
+/// the device (randomFill; a model's experts take gigabytes), read back for the reference's few sampled tokens.
+enum class MoeWeights { Host, Device };
+
+/// The layer's inputs (bf16 or f16 as T says), workspace and output on one device, and its five launches.
+template <brick::ElementTag T> class MoeLayer {
+public:
+  /// Allocates everything, fills the inputs with random numbers (weights scaled so that activations stay near 1),
+  /// keeping the rounded values for the reference.
+  static brick::runtime::Expected<MoeLayer> create(const brick::runtime::Device &device, const MoeShape &shape,
+                                                   const MoeConfig &config, MoeWeights weights = MoeWeights::Host);
+  /// The whole layer on `stream` (null: the default stream); nothing waits for the GPU.
+  brick::runtime::Error run(const brick::runtime::Stream *stream = nullptr) const;
+  /// GEMM 1 alone (the routing and alignment of the last run() stay in place).
+  brick::runtime::Error runGateUp(const brick::runtime::Stream *stream = nullptr) const;
+  /// Checks the last run(): routing against float64 scores (ties within 1e-6 may go either way), the sorted
+  /// rows exactly against the routing's own choice, and the output against a float64 layer over that choice
+  /// (every token with host weights, 8 spread over the batch with device weights). Returns the output's
+  /// relative error, or sets `failure`.
+  double check(std::string &failure) const;
+
+  const MoeShape &shape() const { return shape_; }
+  const MoeConfig &config() const { return config_; }
+  int64_t maxBlocks() const;
+  /// Distinct experts the last run() routed to (their weights are what a decode step must stream).
+  int distinctExperts(std::string &failure) const;
+
+private:
+  MoeLayer() = default;
+  const brick::runtime::Device *device_ = nullptr;
+  MoeShape shape_{};
+  MoeConfig config_;
+  MoeWeights weights_ = MoeWeights::Host;
+  std::vector<float> logits_, bias_, a_, w13_, w2_; // rounded to T, as the device holds them
+  std::optional<brick::runtime::DeviceBuffer> logitsBuffer_, biasBuffer_, aBuffer_, w13Buffer_, w2Buffer_;
+  std::optional<brick::runtime::DeviceBuffer> topkIds_, topkWeights_, blockCounts_, pairRanks_, sorted_, blockExpert_,
+      total_, h_, y_, out_;
+};
+
+} // namespace examples
+
+#endif // BRICK_EXAMPLES_MOE_LAYER_H
