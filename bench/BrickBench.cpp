@@ -9,8 +9,10 @@
 #include "brick/JIT/JIT.h"
 #include "brick/Support/HalfFloat.h"
 #include "matmul.h"
+#include "moe_layer.h"
 #include "softmax.h"
 #include "brick/JIT/Autotune.h"
+#include "brick/Runtime/Graph.h"
 #include "vector_add.h"
 
 #include <algorithm>
@@ -408,6 +410,103 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
   std::printf(",\n  \"matmul_cold_first_launch_log\": \"%s\"", jsonEscaped(colds[2].second).c_str());
 }
 
+/// "64,64,64,128,64,8,4,4,3": BLOCK_M, then GEMM 1's BLOCK_N and BLOCK_K, GEMM 2's, GROUP_M, GEMM 1's and GEMM 2's
+/// warps, stages (BRICK_BENCH_MOE_CONFIG, or --moe's arguments).
+examples::MoeConfig parseMoeConfig(const char *text) {
+  examples::MoeConfig c;
+  if (std::sscanf(text, "%d,%d,%d,%d,%d,%d,%u,%u,%u", &c.blockM, &c.gateUpN, &c.gateUpK, &c.downN, &c.downK,
+                  &c.groupM, &c.gateUpWarps, &c.downWarps, &c.stages) != 9)
+    fail(std::string("cannot read the MoE config '") + text + "': expected BM,N1,K1,N2,K2,GROUP_M,warps1,warps2,stages");
+  return c;
+}
+std::string moeConfigText(const examples::MoeConfig &c) {
+  return std::to_string(c.blockM) + "," + std::to_string(c.gateUpN) + "," + std::to_string(c.gateUpK) + "," +
+         std::to_string(c.downN) + "," + std::to_string(c.downK) + "," + std::to_string(c.groupM) + "," +
+         std::to_string(c.gateUpWarps) + "," + std::to_string(c.downWarps) + "," + std::to_string(c.stages);
+}
+
+/// --moe: the whole MoE layer (examples/moe.h: routing, alignment, GEMM 1 with silu * up, GEMM 2 with the routing
+/// weights, the top-k sum) and GEMM 1 alone, bf16, at Mixtral's and DeepSeek-V3's shapes for T tokens, with the
+/// weights made on the GPU; each checked (routing and sorted rows exactly, 4 tokens' outputs against float64)
+/// before it is timed. `sweep` (configs): each instead of moeConfig's choice. BRICK_BENCH_MOE_MODELS and
+/// BRICK_BENCH_MOE_TOKENS (comma lists) narrow the shapes.
+void benchMoe(const std::vector<examples::MoeConfig> &sweep) {
+  struct Model {
+    const char *name;
+    int experts, topk, hidden, intermediate;
+    bool deepseek;
+  };
+  const Model models[] = {{"mixtral", 8, 2, 4096, 14336, false}, {"deepseekv3", 256, 8, 7168, 2048, true}};
+  auto listed = [](const char *variable, const std::string &item) {
+    const char *list = std::getenv(variable);
+    return !list || !*list || ("," + std::string(list) + ",").find("," + item + ",") != std::string::npos;
+  };
+  for (const Model &model : models) {
+    if (!listed("BRICK_BENCH_MOE_MODELS", model.name))
+      continue;
+    for (int tokens : {1, 16, 128, 512, 4096}) {
+      if (!listed("BRICK_BENCH_MOE_TOKENS", std::to_string(tokens)))
+        continue;
+      // DeepSeek-V3 routes by sigmoid scores with a load-balancing bias (its grouped top-k aside).
+      examples::MoeShape shape{tokens, model.experts, model.topk, model.hidden, model.intermediate, model.deepseek,
+                               model.deepseek, true, 0};
+      std::vector<examples::MoeConfig> configs = sweep;
+      if (configs.empty()) {
+        const char *forced = std::getenv("BRICK_BENCH_MOE_CONFIG");
+        configs.push_back(forced && *forced ? parseMoeConfig(forced) : examples::moeConfig(shape));
+      }
+      std::string key = std::string("moe_") + model.name + "_T" + std::to_string(tokens);
+      for (const examples::MoeConfig &config : configs) {
+        std::string name = sweep.empty() ? key : key + "_" + moeConfigText(config);
+        auto layer = examples::MoeLayer<brick::bf16>::create(*device, shape, config, examples::MoeWeights::Device);
+        if (!layer)
+          fail(name + ": " + layer.error().message());
+        if (runtime::Error error = layer->run()) {
+          std::printf(",\n  \"%s_refused\": \"%s\"", name.c_str(), jsonEscaped(error.message()).c_str());
+          continue;
+        }
+        std::string failure;
+        double error = layer->check(failure);
+        if (!failure.empty() || !(error <= 1e-2))
+          fail(name + ": wrong result: " + (failure.empty() ? "relative error " + std::to_string(error) : failure));
+        int distinct = layer->distinctExperts(failure);
+        double layerMs = medianMilliseconds([&] { check(layer->run()); }, 20);
+        double gateUpMs = medianMilliseconds([&] { check(layer->runGateUp()); }, 20);
+        double weightBytes = double(distinct) * 2.0 * model.intermediate * model.hidden * 2;
+        // The layer as one CUDA graph on a stream of its own; and 100 layers back to back (no flush between:
+        // what a decode loop sees, launch costs included), launched one by one and as graph replays.
+        auto stream = runtime::Stream::create(*device);
+        if (!stream)
+          fail(stream.error().message());
+        auto graph = runtime::Graph::capture(*stream, [&] { return layer->run(&*stream); });
+        if (!graph)
+          fail(name + ": " + graph.error().message());
+        double graphMs = medianMilliseconds([&] { check(graph->replay(*stream)); }, 20);
+        auto backToBack = [&](auto launch) {
+          check(stream->synchronize());
+          auto start = std::chrono::steady_clock::now();
+          for (int i = 0; i < 100; ++i)
+            launch();
+          check(stream->synchronize());
+          return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / 100;
+        };
+        double plainUs = backToBack([&] { check(layer->run(&*stream)); });
+        double graphUs = backToBack([&] { check(graph->replay(*stream)); });
+        std::printf(",\n  \"%s_layer_ms\": %.4f,\n  \"%s_gate_up_ms\": %.4f,\n  \"%s_gate_up_TFLOPs\": %.2f,"
+                    "\n  \"%s_layer_TFLOPs\": %.2f,\n  \"%s_gate_up_weights_GBps\": %.0f,\n  \"%s_relerr\": %.2e,"
+                    "\n  \"%s_config\": \"%s\"",
+                    name.c_str(), layerMs, name.c_str(), gateUpMs, name.c_str(), shape.gateUpFlops() / gateUpMs / 1e9,
+                    name.c_str(), (shape.gateUpFlops() + shape.downFlops()) / layerMs / 1e9, name.c_str(),
+                    weightBytes / gateUpMs / 1e6, name.c_str(), error, name.c_str(), moeConfigText(config).c_str());
+        std::printf(",\n  \"%s_layer_graph_ms\": %.4f,\n  \"%s_back_to_back_us\": %.1f,\n"
+                    "  \"%s_back_to_back_graph_us\": %.1f",
+                    name.c_str(), graphMs, name.c_str(), plainUs, name.c_str(), graphUs);
+        std::fflush(stdout);
+      }
+    }
+  }
+}
+
 /// The 8 matmul configs --autotune tunes over (Triton's side in bench/run.py tunes the same 8).
 std::vector<examples::MatmulConfig> autotuneMatmulConfigs() {
   std::vector<examples::MatmulConfig> configs;
@@ -561,6 +660,14 @@ int main(int argc, char **argv) {
   std::printf("{\n  \"device\": \"%s\"", device->name().c_str());
   if (argc > 1 && std::string(argv[1]) == "--autotune") {
     benchAutotune();
+    std::printf("\n}\n");
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "--moe") {
+    std::vector<examples::MoeConfig> moeSweep;
+    for (int i = 2; i < argc; ++i)
+      moeSweep.push_back(parseMoeConfig(argv[i]));
+    benchMoe(moeSweep);
     std::printf("\n}\n");
     return 0;
   }

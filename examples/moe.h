@@ -63,16 +63,18 @@ template <ElementTag T = bf16> auto moeRoute() {
     // The bias (DeepSeek-V3's expert load balancing) chooses experts; the weights are the scores without it.
     Tensor choice = HAS_BIAS.value() ? scores + load(bias + experts).row() : scores;
     Tensor pair = rows * TOPK;
-    std::vector<Tensor> hits, weights;
+    std::vector<Tensor> picks, weights;
     Tensor weightSum = zeros<f32>({BLOCK_T});
+    Tensor chosen = zeros<i32>({BLOCK_T, E});
     for (int j = 0; j < TOPK.value(); ++j) {
       Tensor best = argmax(choice, 1);
       Tensor hit = experts.row() == best.column();
       Tensor weight = sum(where(hit, scores, 0.0), 1);
       store(topkIds + pair + j, best, valid);
-      hits.push_back(hit);
+      picks.push_back(best);
       weights.push_back(weight);
       weightSum = weightSum + weight;
+      chosen = chosen + (hit & valid.column()).to<i32>();
       choice = where(hit, -INFINITY, choice);
     }
     for (int j = 0; j < TOPK.value(); ++j)
@@ -80,13 +82,10 @@ template <ElementTag T = bf16> auto moeRoute() {
 
     // This program's pairs per expert, and each pair's rank among them (tokens in order; one token never
     // picks an expert twice).
-    Tensor chosen = zeros<i32>({BLOCK_T, E});
-    for (const Tensor &hit : hits)
-      chosen = chosen + (hit & valid.column()).to<i32>();
     store(blockCounts + program * E + experts, sum(chosen, 0));
     Tensor before = cumsum(chosen, 0) - chosen;
     for (int j = 0; j < TOPK.value(); ++j)
-      store(pairRanks + pair + j, sum(where(hits[j], before, 0), 1), valid);
+      store(pairRanks + pair + j, sum(where(experts.row() == picks[j].column(), before, 0), 1), valid);
   });
 }
 
@@ -118,10 +117,13 @@ inline auto moeAlign() {
     Tensor rank = load(pairRanks + pairs, valid, 0);
     store(sortedPairIds + gather(starts + before, expert, 0) + rank, pairs, valid);
 
-    // The last program pads each expert's run with the invalid pair id.
-    Tensor slots = arange(0, BLOCK_M);
-    Tensor position = (starts + total).column() + slots.row();
-    store(sortedPairIds + position, numPairs, (position < ends.column()) & (program == numRouteBlocks - 1));
+    // The last program pads each expert's run with the invalid pair id, one slot of every expert at a time.
+    if_(program == numRouteBlocks - 1, [&] {
+      for_range(0, BLOCK_M, 1, [&](Int slot) {
+        Tensor position = starts + total + slot;
+        store(sortedPairIds + position, numPairs, position < ends);
+      });
+    });
 
     // Program 0: the expert of each block of sorted rows (experts whose runs end at or before the block's start
     // come before it), and the padded total.

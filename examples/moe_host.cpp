@@ -60,6 +60,10 @@ template <brick::ElementTag T> int64_t MoeLayer<T>::maxBlocks() const {
   return moeMaxBlocks(shape_.pairs(), shape_.experts, config_.blockM);
 }
 
+template <brick::ElementTag T> int MoeLayer<T>::routeTokens() const {
+  return std::clamp(2048 / shape_.experts, 1, 64);
+}
+
 template <brick::ElementTag T>
 Expected<MoeLayer<T>> MoeLayer<T>::create(const brick::runtime::Device &device, const MoeShape &shape,
                                           const MoeConfig &config, MoeWeights weights) {
@@ -91,7 +95,7 @@ Expected<MoeLayer<T>> MoeLayer<T>::create(const brick::runtime::Device &device, 
     slot.emplace(std::move(*buffer));
     return Error();
   };
-  const size_t pairs = shape.pairs(), routeBlocks = size_t(cdiv(shape.tokens, config.blockT));
+  const size_t pairs = shape.pairs(), routeBlocks = size_t(cdiv(shape.tokens, layer.routeTokens()));
   const size_t blocks = size_t(layer.maxBlocks()), elementBytes = sizeof(typename Memory<T>::Stored);
   for (Error e : {put(layer.logitsBuffer_, upload(device, toMemory<T>(layer.logits_))),
                   put(layer.biasBuffer_, upload(device, layer.bias_)),
@@ -127,15 +131,17 @@ Expected<MoeLayer<T>> MoeLayer<T>::create(const brick::runtime::Device &device, 
 template <brick::ElementTag T> Error MoeLayer<T>::run(const brick::runtime::Stream *stream) const {
   const Kernels<T> &k = kernels<T>();
   const MoeShape &s = shape_;
-  const int E = s.experts, routeBlocks = cdiv(s.tokens, config_.blockT);
+  const int E = s.experts, routeTokens = this->routeTokens(), routeBlocks = cdiv(s.tokens, routeTokens);
+  // Rows of block counts (and blocks) the alignment reads at a time: about 4096 numbers.
+  const int chunk = std::clamp(4096 / E, 16, 256);
   brick::LaunchOptions options{.numWarps = 4, .numStages = 1, .stream = stream, .device = device_};
   if (Error e = k.route.launch(brick::Grid{unsigned(routeBlocks)}, options, *logitsBuffer_, *biasBuffer_, *topkIds_,
-                               *topkWeights_, *blockCounts_, *pairRanks_, s.tokens, E, E, s.topk, config_.blockT,
+                               *topkWeights_, *blockCounts_, *pairRanks_, s.tokens, E, E, s.topk, routeTokens,
                                int(s.sigmoid), int(s.bias), int(s.renormalize)))
     return e;
   if (Error e = k.align.launch(brick::Grid{unsigned(routeBlocks)}, options, *topkIds_, *blockCounts_, *pairRanks_,
                                *sorted_, *blockExpert_, *total_, s.tokens, routeBlocks, int(maxBlocks()), E, s.topk,
-                               config_.blockT, config_.blockM, 32))
+                               routeTokens, config_.blockM, chunk))
     return e;
   if (Error e = runGateUp(stream))
     return e;
@@ -247,42 +253,44 @@ template <brick::ElementTag T> double MoeLayer<T>::check(std::string &failure) c
                   std::to_string(wantExpert[b]));
 
   // The layer over that routing, in float64 (h rounded to T as the device stores it), for every token or, with
-  // device weights, 8 spread over the batch (and their experts' weights read back).
+  // device weights, 4 spread over the batch, one expert at a time (a model's expert is hundreds of MB).
   std::vector<size_t> tokens;
-  if (weights_ == MoeWeights::Host || T_ <= 8)
+  if (weights_ == MoeWeights::Host || T_ <= 4)
     for (size_t t = 0; t < T_; ++t)
       tokens.push_back(t);
   else
-    for (size_t i = 0; i < 8; ++i)
-      tokens.push_back(i * (T_ - 1) / 7);
-  std::map<size_t, std::pair<std::vector<float>, std::vector<float>>> readBack;
-  auto expertWeights = [&](size_t e) -> std::pair<const float *, const float *> {
-    if (weights_ == MoeWeights::Host)
-      return {&w13_[e * 2 * I * H], &w2_[e * H * I]};
-    auto [slot, fresh] = readBack.try_emplace(e);
-    if (fresh) {
-      auto fetch = [&](const DeviceBuffer &buffer, size_t count, std::vector<float> &into) {
-        std::vector<typename Memory<T>::Stored> stored(count);
-        if (Error error = buffer.copyToHost(stored.data(), count * sizeof(stored[0]), e * count * sizeof(stored[0])))
-          failure = error.message();
-        for (auto value : stored)
-          into.push_back(Memory<T>::to(value));
-      };
-      fetch(*w13Buffer_, 2 * I * H, slot->second.first);
-      fetch(*w2Buffer_, H * I, slot->second.second);
-    }
-    return {slot->second.first.data(), slot->second.second.data()};
-  };
-  std::vector<double> got, ref;
-  std::vector<double> h(I), out(H);
+    for (size_t i = 0; i < 4; ++i)
+      tokens.push_back(i * (T_ - 1) / 3);
+  std::map<size_t, std::vector<size_t>> pairsOf; // expert -> the sampled tokens' pairs routed to it
+  std::map<size_t, std::vector<double>> out;     // token -> its output row
   for (size_t t : tokens) {
-    std::fill(out.begin(), out.end(), 0.0);
-    for (size_t j = 0; j < K; ++j) {
-      size_t p = t * K + j;
-      auto [w13, w2] = expertWeights(size_t(ids[p]));
+    out[t].assign(H, 0.0);
+    for (size_t j = 0; j < K; ++j)
+      pairsOf[size_t(ids[t * K + j])].push_back(t * K + j);
+  }
+  std::vector<float> w13Read, w2Read;
+  auto readBack = [&](const DeviceBuffer &buffer, size_t e, size_t count, std::vector<float> &into) {
+    std::vector<typename Memory<T>::Stored> stored(count);
+    if (Error error = buffer.copyToHost(stored.data(), count * sizeof(stored[0]), e * count * sizeof(stored[0])))
+      failure = error.message();
+    into.resize(count);
+    for (size_t i = 0; i < count; ++i)
+      into[i] = Memory<T>::to(stored[i]);
+  };
+  std::vector<double> h(I);
+  for (const auto &[e, expertPairs] : pairsOf) {
+    const float *w13 = nullptr, *w2 = nullptr;
+    if (weights_ == MoeWeights::Host) {
+      w13 = &w13_[e * 2 * I * H], w2 = &w2_[e * H * I];
+    } else {
+      readBack(*w13Buffer_, e, 2 * I * H, w13Read);
+      readBack(*w2Buffer_, e, H * I, w2Read);
       if (!failure.empty())
         return 0;
-      const float *a = &a_[t * H];
+      w13 = w13Read.data(), w2 = w2Read.data();
+    }
+    for (size_t p : expertPairs) {
+      const float *a = &a_[(p / K) * H];
       for (size_t n = 0; n < I; ++n) {
         const float *gate = &w13[n * H], *up = &w13[(I + n) * H];
         double g = 0, u = 0;
@@ -290,19 +298,22 @@ template <brick::ElementTag T> double MoeLayer<T>::check(std::string &failure) c
           g += double(a[q]) * gate[q], u += double(a[q]) * up[q];
         h[n] = Memory<T>::to(Memory<T>::from(float(silu(g) * u)));
       }
+      std::vector<double> &row = out[p / K];
       for (size_t n = 0; n < H; ++n) {
         const float *w = &w2[n * I];
         double sum = 0;
         for (size_t q = 0; q < I; ++q)
           sum += h[q] * w[q];
-        out[n] += double(weights[p]) * sum;
+        row[n] += double(weights[p]) * sum;
       }
     }
+  }
+  std::vector<double> got, ref;
+  for (const auto &[t, row] : out)
     for (size_t n = 0; n < H; ++n) {
-      ref.push_back(out[n]);
+      ref.push_back(row[n]);
       got.push_back(Memory<T>::to(outStored[t * H + n]));
     }
-  }
   return host::relativeError(got, ref);
 }
 
@@ -319,7 +330,7 @@ Check runMoe(const brick::runtime::Device &device, const MoeShape &shape, MoeWei
                      (shape.bias ? "+bias" : "") + (shape.silentExperts ? " (" + std::to_string(shape.silentExperts) +
                                                                               " experts unused)"
                                                                         : "") +
-                     (weights == MoeWeights::Device ? ", weights made on the device, 8 tokens checked" : "");
+                     (weights == MoeWeights::Device ? ", weights made on the device, 4 tokens checked" : "");
   Check check{what, 0, std::is_same_v<T, brick::bf16> ? 1e-2 : 2e-3, {}, 0};
   auto layer = MoeLayer<T>::create(device, shape, config, weights);
   if (!layer)

@@ -23,9 +23,9 @@ struct MoeShape {
   double downFlops() const { return 2.0 * pairs() * double(hidden) * intermediate; }
 };
 
-/// Tiles of the two grouped GEMMs (one BLOCK_M: both read the same sorted rows) and the routing's tokens per program.
+/// Tiles of the two grouped GEMMs (one BLOCK_M: both read the same sorted rows).
 struct MoeConfig {
-  int blockM = 64, blockT = 16;
+  int blockM = 64;
   int gateUpN = 64, gateUpK = 64, downN = 128, downK = 64, groupM = 8;
   unsigned gateUpWarps = 4, downWarps = 4, stages = 3;
 };
@@ -49,13 +49,15 @@ public:
   brick::runtime::Error runGateUp(const brick::runtime::Stream *stream = nullptr) const;
   /// Checks the last run(): routing against float64 scores (ties within 1e-6 may go either way), the sorted
   /// rows exactly against the routing's own choice, and the output against a float64 layer over that choice
-  /// (every token with host weights, 8 spread over the batch with device weights). Returns the output's
+  /// (every token with host weights, 4 spread over the batch with device weights). Returns the output's
   /// relative error, or sets `failure`.
   double check(std::string &failure) const;
 
   const MoeShape &shape() const { return shape_; }
   const MoeConfig &config() const { return config_; }
   int64_t maxBlocks() const;
+  /// Tokens per routing program: a [tokens, experts] block of about 2048 scores.
+  int routeTokens() const;
   /// Distinct experts the last run() routed to (their weights are what a decode step must stream).
   int distinctExperts(std::string &failure) const;
 

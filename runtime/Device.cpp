@@ -269,15 +269,19 @@ Expected<Module> Module::loadCubin(const Device &device, const std::vector<char>
   return load(device, cubin.data(), "a cubin");
 }
 
-Module::Module(Module &&other) noexcept : device_(other.device_), handle_(std::exchange(other.handle_, nullptr)) {}
+Module::Module(Module &&other) noexcept
+    : device_(other.device_), driver_(other.driver_), context_(other.context_),
+      handle_(std::exchange(other.handle_, nullptr)) {}
 Module &Module::operator=(Module &&other) noexcept {
   std::swap(device_, other.device_);
+  std::swap(driver_, other.driver_);
+  std::swap(context_, other.context_);
   std::swap(handle_, other.handle_);
   return *this;
 }
 Module::~Module() {
   if (handle_)
-    device_->driver().cuModuleUnload(handle_);
+    driver_->cuModuleUnload(handle_);
 }
 
 Expected<Function> Module::function(const std::string &name) const {

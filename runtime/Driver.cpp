@@ -56,6 +56,12 @@ Expected<Driver> Driver::open(const char *path) {
   resolve(library, "cuEventSynchronize", d.cuEventSynchronize, missing);
   resolve(library, "cuEventElapsedTime", d.cuEventElapsedTime, missing);
   resolve(library, "cuLaunchKernel", d.cuLaunchKernel, missing);
+  resolve(library, "cuStreamBeginCapture_v2", d.cuStreamBeginCapture, missing);
+  resolve(library, "cuStreamEndCapture", d.cuStreamEndCapture, missing);
+  resolve(library, "cuGraphInstantiateWithFlags", d.cuGraphInstantiateWithFlags, missing);
+  resolve(library, "cuGraphLaunch", d.cuGraphLaunch, missing);
+  resolve(library, "cuGraphExecDestroy", d.cuGraphExecDestroy, missing);
+  resolve(library, "cuGraphDestroy", d.cuGraphDestroy, missing);
   std::string optional;
   resolve(library, "cuTensorMapEncodeTiled", d.cuTensorMapEncodeTiled, optional);
   if (!missing.empty())

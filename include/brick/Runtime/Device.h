@@ -54,7 +54,8 @@ public:
   Error makeCurrent() const;
 
 private:
-  struct Context; // releases the primary context with the last Device copy
+  friend class Module;
+  struct Context; // releases the primary context with the last Device copy (or the last Module loaded in it)
   const Driver *driver_ = nullptr;
   int ordinal_ = 0;
   CUdevice handle_ = 0;
@@ -73,6 +74,7 @@ public:
   CUstream handle() const { return handle_; }
 
 private:
+  friend class Graph;
   Stream(const Driver *driver, CUstream handle) : driver_(driver), handle_(handle) {}
   const Driver *driver_; // null: the interpreter's (work runs at once, on the host)
   CUstream handle_;
@@ -163,9 +165,14 @@ public:
   Expected<Function> function(const std::string &name) const;
 
 private:
-  Module(const Device *device, CUmodule handle) : device_(device), handle_(handle) {}
+  Module(const Device *device, CUmodule handle)
+      : device_(device), driver_(device->driver_), context_(device->context_), handle_(handle) {}
   static Expected<Module> load(const Device &device, const void *image, const char *what);
   const Device *device_;
+  // A module may outlive its Device object (a function-local static kernel and a Device in main(), say): it
+  // unloads through the driver and keeps the primary context retained until then.
+  const Driver *driver_;
+  std::shared_ptr<Device::Context> context_;
   CUmodule handle_;
 };
 

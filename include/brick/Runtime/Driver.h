@@ -22,6 +22,8 @@ using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
 using CUdeviceptr = unsigned long long;
 using CUevent = struct CUevent_st *;
+using CUgraph = struct CUgraph_st *;
+using CUgraphExec = struct CUgraphExec_st *;
 
 /// The driver entry points Brick uses (names as in cuda.h, versioned where cuda.h versions them).
 struct Driver {
@@ -56,6 +58,12 @@ struct Driver {
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
                              void **, void **);
+  CUresult (*cuStreamBeginCapture)(CUstream, int mode);
+  CUresult (*cuStreamEndCapture)(CUstream, CUgraph *);
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *, CUgraph, unsigned long long);
+  CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
+  CUresult (*cuGraphExecDestroy)(CUgraphExec);
+  CUresult (*cuGraphDestroy)(CUgraph);
   /// Optional (a driver for CUDA 12 or newer has it): null when missing, and only TMA launches need it.
   CUresult (*cuTensorMapEncodeTiled)(void *tensorMap, int dataType, unsigned rank, void *globalAddress,
                                      const uint64_t *globalDim, const uint64_t *globalStrides, const unsigned *boxDim,

@@ -1,0 +1,223 @@
+"""The MoE layer: Brick (brick-bench --moe) against Triton's fused_moe algorithm and a torch per-expert loop, one run.
+
+  python3 bench/run.py --moe path/to/brick-bench [CFG...]   (CFG: brick-bench --moe's configs, a sweep)
+  BRICK_BENCH_MOE_MODELS=mixtral BRICK_BENCH_MOE_TOKENS=1,16 narrow the shapes (both sides).
+
+Triton's side is the algorithm vLLM and SGLang run (vLLM's fused_moe_kernel, written out below): routing and the
+block alignment in torch (no host synchronization: the GEMMs launch for the largest padded size, as vLLM's do, and
+read the padded total on the device), GEMM 1 over w13 with N = 2I, silu(gate) * up in torch, GEMM 2 with the
+routing weights multiplied in, and the sum over top-k in torch. vLLM does the alignment, the activation and the
+sum in CUDA kernels of its own, so the layer times here carry torch's extra launches; the GEMMs' times ("Triton
+GEMMs") are the floor of vLLM's layer. Each Triton GEMM takes the best of the configs the anchors sweep (vLLM's
+tuned H100 Mixtral configs among them), one BLOCK_M for both GEMMs (the layer's), best GEMM 1 alone separately.
+"""
+import json
+import os
+import subprocess
+
+import torch
+import torch.nn.functional as F
+import triton
+import triton.language as tl
+from triton.testing import do_bench
+
+MODELS = [("mixtral", 8, 2, 4096, 14336, False), ("deepseekv3", 256, 8, 7168, 2048, True)]
+TOKENS = [1, 16, 128, 512, 4096]
+# (BM, BN, BK, GROUP, warps, stages): generic ones plus vLLM's tuned H100 Mixtral configs (as ../shared/anchors).
+CONFIGS = [(16, 64, 128, 1, 4, 4), (64, 128, 64, 8, 4, 4), (128, 128, 64, 8, 8, 3), (128, 256, 64, 8, 8, 3),
+           (16, 64, 256, 16, 8, 5), (16, 64, 128, 64, 4, 3), (64, 128, 128, 1, 8, 4), (128, 256, 64, 16, 8, 4),
+           (16, 128, 128, 16, 4, 3), (64, 128, 128, 16, 4, 3)]
+
+
+def median_ms(fn):
+    return do_bench(fn, warmup=10, rep=60, return_mode="median")
+
+
+def listed(variable, item):
+    value = os.environ.get(variable, "")
+    return not value or str(item) in value.split(",")
+
+
+@triton.jit
+def fused_moe_kernel(a, w, c, topk_weights, sorted_ids, block_expert, total_padded, N, K, a_rows_per_pair, num_valid,
+                     sam, sak, swe, swn, swk, scm, scn, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                     G: tl.constexpr, MUL_ROUTED_WEIGHT: tl.constexpr):
+    pid = tl.program_id(0)
+    num_blocks = tl.cdiv(tl.num_programs(0), tl.cdiv(N, BN))
+    npn = tl.cdiv(N, BN)
+    group = pid // (G * npn)
+    first = group * G
+    gs = min(num_blocks - first, G)
+    pm = first + ((pid % (G * npn)) % gs)
+    pn = (pid % (G * npn)) // gs
+    if pm * BM >= tl.load(total_padded):
+        return
+    offs_m = pm * BM + tl.arange(0, BM)
+    tok = tl.load(sorted_ids + offs_m)
+    valid = tok < num_valid
+    e = tl.load(block_expert + pm).to(tl.int64)
+    rn = (pn * BN + tl.arange(0, BN)) % N
+    rk = tl.arange(0, BK)
+    pa = a + (tok[:, None] // a_rows_per_pair) * sam + rk[None, :] * sak
+    pw = w + e * swe + rn[None, :] * swn + rk[:, None] * swk
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        av = tl.load(pa, mask=valid[:, None] & (rk[None, :] < K - k * BK), other=0.0)
+        wv = tl.load(pw, mask=rk[:, None] < K - k * BK, other=0.0)
+        acc = tl.dot(av, wv, acc)
+        pa += BK * sak
+        pw += BK * swk
+    if MUL_ROUTED_WEIGHT:
+        acc = acc * tl.load(topk_weights + tok, mask=valid, other=0.0)[:, None]
+    cn = pn * BN + tl.arange(0, BN)
+    tl.store(c + tok[:, None] * scm + cn[None, :] * scn, acc.to(c.dtype.element_ty),
+             mask=valid[:, None] & (cn[None, :] < N))
+
+
+def route(logits, bias, topk, sigmoid):
+    scores = torch.sigmoid(logits.float()) if sigmoid else torch.softmax(logits.float(), dim=-1)
+    choice = scores + bias if bias is not None else scores
+    ids = torch.topk(choice, topk, dim=-1).indices
+    weights = scores.gather(1, ids)
+    return ids.to(torch.int32), weights / weights.sum(-1, keepdim=True)
+
+
+def max_blocks(pairs, experts, bm):
+    return min(pairs, (pairs + min(experts, pairs) * (bm - 1)) // bm)
+
+
+def align(ids, experts, bm):
+    """moe_align_block_size in torch, with no host synchronization: sorted pair ids (each expert's in order, padded
+    to bm with the invalid id), the expert of each block, the padded total (on the device)."""
+    flat = ids.flatten()
+    pairs = flat.numel()
+    counts = torch.bincount(flat, minlength=experts)
+    padded = (counts + bm - 1) // bm * bm
+    ends = torch.cumsum(padded, 0)
+    starts = ends - padded
+    order = torch.argsort(flat, stable=True)
+    cstarts = torch.cumsum(counts, 0) - counts
+    e_sorted = flat[order]
+    pos = torch.arange(pairs, device=flat.device) - cstarts[e_sorted] + starts[e_sorted]
+    blocks = max_blocks(pairs, experts, bm)
+    sorted_ids = torch.full((blocks * bm,), pairs, dtype=torch.int32, device=flat.device)
+    sorted_ids[pos] = order.to(torch.int32)
+    block_start = torch.arange(blocks, device=flat.device) * bm
+    expert_of_block = torch.searchsorted(ends, block_start, right=True).clamp(max=experts - 1).to(torch.int32)
+    return sorted_ids, expert_of_block, ends[-1:].to(torch.int32)
+
+
+def grouped_gemm(a, w, c, weights, sorted_ids, block_expert, total, a_rows_per_pair, cfg, mul_weight):
+    bm, bn, bk, g, warps, stages = cfg
+    E, N, K = w.shape
+    blocks = sorted_ids.numel() // bm
+    grid = (blocks * triton.cdiv(N, bn),)
+    fused_moe_kernel[grid](a, w, c, weights, sorted_ids, block_expert, total, N, K, a_rows_per_pair,
+                           weights.numel(), a.stride(0), a.stride(1), w.stride(0), w.stride(1), w.stride(2),
+                           c.stride(0), c.stride(1), BM=bm, BN=bn, BK=bk, G=g, MUL_ROUTED_WEIGHT=mul_weight,
+                           num_warps=warps, num_stages=stages)
+
+
+def torch_loop(x, logits, bias, w13, w2, topk, sigmoid):
+    ids, weights = route(logits, bias, topk, sigmoid)
+    T, H = x.shape
+    I = w2.shape[2]
+    out = torch.zeros(T, H, device=x.device, dtype=torch.float32)
+    flat = ids.flatten()
+    for e in range(w13.shape[0]):
+        idx = (flat == e).nonzero().squeeze(1)
+        if idx.numel():
+            rows = x[idx // topk]
+            gu = rows @ w13[e].t()
+            y = (F.silu(gu[:, :I]) * gu[:, I:]) @ w2[e].t()
+            out.index_add_(0, idx // topk, y.float() * weights.flatten()[idx, None])
+    return out.to(x.dtype)
+
+
+def triton_side(name, E, topk, H, I, deepseek, T):
+    x = torch.randn(T, H, device="cuda", dtype=torch.bfloat16)
+    logits = torch.randn(T, E, device="cuda", dtype=torch.bfloat16) * 2
+    bias = (torch.rand(E, device="cuda") - 0.5) * 0.2 if deepseek else None
+    w13 = (torch.rand(E, 2 * I, H, device="cuda", dtype=torch.bfloat16) * 2 - 1) * (2 / H ** 0.5)
+    w2 = (torch.rand(E, H, I, device="cuda", dtype=torch.bfloat16) * 2 - 1) * (2 / I ** 0.5)
+    pairs = T * topk
+    hbuf = torch.empty(pairs, 2 * I, device="cuda", dtype=torch.bfloat16)
+    ybuf = torch.empty(pairs, H, device="cuda", dtype=torch.bfloat16)
+
+    def layer(cfg):
+        ids, weights = route(logits, bias, topk, deepseek)
+        sorted_ids, block_expert, total = align(ids, E, cfg[0])
+        grouped_gemm(x, w13, hbuf, weights.flatten(), sorted_ids, block_expert, total, topk, cfg, False)
+        act = F.silu(hbuf[:, :I]) * hbuf[:, I:]
+        grouped_gemm(act, w2, ybuf, weights.flatten(), sorted_ids, block_expert, total, 1, cfg, True)
+        return ybuf.view(T, topk, H).sum(1)
+
+    ref = torch_loop(x, logits, bias, w13, w2, topk, deepseek).float()
+    ids, weights = route(logits, bias, topk, deepseek)
+    result = {}
+    best_layer = best_gate_up = best_gemms = None
+    for cfg in CONFIGS:
+        try:
+            out = layer(cfg).float()
+            err = ((out - ref).norm() / ref.norm()).item()
+            sorted_ids, block_expert, total = align(ids, E, cfg[0])
+            act = torch.empty(pairs, I, device="cuda", dtype=torch.bfloat16)
+            t_gate_up = median_ms(lambda: grouped_gemm(x, w13, hbuf, weights.flatten(), sorted_ids, block_expert, total,
+                                                       topk, cfg, False))
+            t_down = median_ms(lambda: grouped_gemm(act, w2, ybuf, weights.flatten(), sorted_ids, block_expert, total,
+                                                    1, cfg, True))
+            t_layer = median_ms(lambda: layer(cfg))
+        except Exception as ex:  # a config Triton cannot compile here
+            print(f"{name} T={T} cfg {cfg} failed: {repr(ex)[:160]}")
+            continue
+        if best_layer is None or t_layer < best_layer[0]:
+            best_layer = (t_layer, cfg, err)
+        if best_gate_up is None or t_gate_up < best_gate_up[0]:
+            best_gate_up = (t_gate_up, cfg)
+        if best_gemms is None or t_gate_up + t_down < best_gemms[0]:
+            best_gemms = (t_gate_up + t_down, cfg)
+    distinct = int(torch.unique(ids).numel())
+    result["triton_layer_ms"], result["triton_layer_cfg"], result["triton_relerr"] = best_layer
+    result["triton_gate_up_ms"], result["triton_gate_up_cfg"] = best_gate_up
+    result["triton_gemms_ms"], result["triton_gemms_cfg"] = best_gemms
+    result["triton_distinct_experts"] = distinct
+    result["torch_loop_ms"] = median_ms(lambda: torch_loop(x, logits, bias, w13, w2, topk, deepseek))
+    del w13, w2
+    torch.cuda.empty_cache()
+    return result
+
+
+def main(binary, configs):
+    brick = json.loads(subprocess.run([binary, "--moe"] + configs, check=True, capture_output=True, text=True).stdout)
+    anchors = {}
+    for (name, E, topk, H, I, deepseek) in MODELS:
+        if not listed("BRICK_BENCH_MOE_MODELS", name):
+            continue
+        for T in TOKENS:
+            if listed("BRICK_BENCH_MOE_TOKENS", T):
+                anchors[f"moe_{name}_T{T}"] = triton_side(name, E, topk, H, I, deepseek, T)
+    print(f"MoE layer, bf16, {brick['device']}; Brick (brick-bench --moe) vs Triton's fused_moe algorithm, same run")
+    print(f"{'shape':22s} {'layer ms':>9s} {'Triton':>8s} {'GEMMs':>8s} {'torch':>8s} {'/Triton':>8s} |"
+          f" {'GEMM1 ms':>9s} {'Triton':>8s} {'/Triton':>8s} {'TFLOP/s':>8s} {'weights GB/s':>12s} {'Triton':>7s}"
+          f" {'rel.err':>8s}  Brick config")
+    for key, tri in anchors.items():
+        if key + "_layer_ms" not in brick:
+            print(f"{key:22s} Brick refused: {brick.get(key + '_refused', '?')}")
+            continue
+        model = next(m for m in MODELS if key.startswith(f"moe_{m[0]}_"))
+        H, I = model[3], model[4]
+        b_layer, b_gate_up = brick[key + "_layer_ms"], brick[key + "_gate_up_ms"]
+        triton_weights = tri["triton_distinct_experts"] * 2 * I * H * 2 / tri["triton_gate_up_ms"] / 1e6
+        print(f"{key[4:]:22s} {b_layer:9.3f} {tri['triton_layer_ms']:8.3f} {tri['triton_gemms_ms']:8.3f}"
+              f" {tri['torch_loop_ms']:8.3f} {tri['triton_layer_ms'] / b_layer:8.2f} | {b_gate_up:9.3f}"
+              f" {tri['triton_gate_up_ms']:8.3f} {tri['triton_gate_up_ms'] / b_gate_up:8.2f}"
+              f" {brick[key + '_gate_up_TFLOPs']:8.1f} {brick[key + '_gate_up_weights_GBps']:12.0f}"
+              f" {triton_weights:7.0f} {brick[key + '_relerr']:8.1e}  {brick[key + '_config']}")
+    print("(/Triton: Triton's time over Brick's, > 1 is Brick faster; GEMMs: Triton's two GEMMs alone, the floor of"
+          " vLLM's layer; weights GB/s: the distinct experts' w13 bytes over GEMM 1's time)")
+    print(f"{'Brick layer as a CUDA graph':28s} {'graph ms':>9s} {'100 back to back: us/layer':>27s} {'graph':>7s}")
+    for key in anchors:
+        if key + "_layer_graph_ms" in brick:
+            print(f"{key[4:]:28s} {brick[key + '_layer_graph_ms']:9.3f} {brick[key + '_back_to_back_us']:27.1f}"
+                  f" {brick[key + '_back_to_back_graph_us']:7.1f}")
+    print(json.dumps({"brick": brick, "triton": anchors}, default=str))
