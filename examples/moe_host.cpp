@@ -16,14 +16,21 @@ using brick::runtime::Error;
 using brick::runtime::Expected;
 
 MoeConfig moeConfig(const MoeShape &shape) {
+  // From bench/run --moe sweeps on an H100 (Mixtral and DeepSeek-V3 shapes). A block should hold an expert's
+  // rows, or its weights stream once per block: 16 rows while experts get a few tokens (decode), then 64, then 128.
   MoeConfig config;
   double rowsPerExpert = double(shape.pairs()) / shape.experts;
-  if (rowsPerExpert <= 16) { // decode: stream the weights, few rows per block
+  if (rowsPerExpert <= 8) {
     config.blockM = 16;
-    config.gateUpN = 64, config.gateUpK = 128;
-    config.downN = 64, config.downK = 128;
+    config.gateUpN = 64, config.gateUpK = 256;
+    config.downN = 64, config.downK = 256;
+    config.stages = 3;
+  } else if (rowsPerExpert <= 64) {
+    config.blockM = 64;
+    config.gateUpN = 128, config.gateUpK = 64, config.gateUpWarps = 8;
+    config.downN = 128, config.downK = 64, config.downWarps = 8;
     config.stages = 4;
-  } else if (rowsPerExpert >= 512) {
+  } else {
     config.blockM = 128;
     config.gateUpN = 128, config.gateUpK = 64, config.gateUpWarps = 8;
     config.downN = 256, config.downK = 64, config.downWarps = 8;

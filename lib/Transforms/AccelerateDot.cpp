@@ -94,11 +94,19 @@ RankedTensorType withEncoding(Type type, Attribute encoding) {
 }
 
 /// `operand` in registers as #dot_op: through a swizzled shared buffer.
-/// `operand` in a shared buffer of layout `encoding`, written from the registers of the load it came from.
+/// `operand` in a shared buffer of layout `encoding`, written from the registers of the load it came from. Dots
+/// that share an operand (an MoE's gate and up projections of one block of tokens) share its buffer: one copy to
+/// shared memory, and one load for the pipeline to prefetch (it takes loads whose only use is one buffer).
 Value toSharedBuffer(OpBuilder &builder, Location loc, Value operand, Attribute encoding) {
   Value source = storageSource(operand).first;
   auto type = cast<RankedTensorType>(source.getType());
   auto memory = brickgpu::MemDescType::get(builder.getContext(), type.getShape(), type.getElementType(), encoding);
+  Block *block = builder.getInsertionBlock();
+  for (Operation *user : source.getUsers())
+    if (auto earlier = dyn_cast<brickgpu::LocalAllocOp>(user))
+      if (earlier.getType() == memory && earlier->getBlock() == block &&
+          (builder.getInsertionPoint() == block->end() || earlier->isBeforeInBlock(&*builder.getInsertionPoint())))
+        return earlier;
   return brickgpu::LocalAllocOp::create(builder, loc, memory, source);
 }
 

@@ -22,9 +22,9 @@
 //   async_wait 0 (%ring); barrier
 //
 // A wgmma dot that only accumulates across iterations (S >= 3) stays in flight while the next iteration starts:
-// it becomes asynchronous, followed by a warpgroup_dot_wait {pendings = 1} (the previous iteration's dot is done),
-// with a wait {pendings = 0} after the loop; the copies then run S-2 iterations ahead, so that no copy writes a
-// slot a wgmma may still read.
+// it becomes asynchronous, followed by a warpgroup_dot_wait {pendings = n} for the loop's n such dots (so this
+// dot's previous iteration is done), with a wait {pendings = 0} after the loop; the copies then run S-2
+// iterations ahead, so that no copy writes a slot a wgmma may still read.
 //
 // Iterations past the loop's end copy nothing (their copies are masked off), so the prologue and the last
 // iterations need no special cases.
@@ -360,7 +360,10 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
     for (brickgpu::WarpGroupDotOp dot : inFlight) {
       dot.setIsAsync(true);
       OpBuilder next(dot->getBlock(), std::next(Block::iterator(dot)));
-      auto wait = brickgpu::WarpGroupDotWaitOp::create(next, loc, dot.getResult().getType(), ValueRange{dot.getResult()}, 1);
+      // All but the loop's dots issued since this one's previous iteration may stay pending: that one is done
+      // before the next copy overwrites the slots it read.
+      auto wait = brickgpu::WarpGroupDotWaitOp::create(next, loc, dot.getResult().getType(), ValueRange{dot.getResult()},
+                                                       inFlight.size());
       dot.getResult().replaceAllUsesExcept(wait.getResult(0), wait);
       unsigned index = cast<BlockArgument>(dot.getC()).getArgNumber() - 1;
       auto last = brickgpu::WarpGroupDotWaitOp::create(after, loc, dot.getResult().getType(),

@@ -26,6 +26,18 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     %d = brick.dot %a, %b, %c : tensor<128x32xf16, #rows> * tensor<32x128xf16, #rows> -> tensor<128x128xf32, #acc>
     return %d : tensor<128x128xf32, #acc>
   }
+  // Two dots of one A (an MoE's gate and up projections) share its buffer: one copy into shared memory.
+  // CHECK-LABEL: func.func @shared_a
+  // CHECK: %[[SA:.*]] = brickgpu.local_alloc %arg0
+  // CHECK-NOT: brickgpu.local_alloc %arg0
+  // CHECK: brickgpu.warpgroup_dot %[[SA]]
+  // CHECK-NOT: brickgpu.local_alloc %arg0
+  // CHECK: brickgpu.warpgroup_dot %[[SA]]
+  func.func @shared_a(%a: tensor<128x32xf16, #rows>, %b: tensor<32x128xf16, #rows>, %b2: tensor<32x128xf16, #rows>, %c: tensor<128x128xf32, #acc>) -> (tensor<128x128xf32, #acc>, tensor<128x128xf32, #acc>) {
+    %d = brick.dot %a, %b, %c : tensor<128x32xf16, #rows> * tensor<32x128xf16, #rows> -> tensor<128x128xf32, #acc>
+    %e = brick.dot %a, %b2, %c : tensor<128x32xf16, #rows> * tensor<32x128xf16, #rows> -> tensor<128x128xf32, #acc>
+    return %d, %e : tensor<128x128xf32, #acc>, tensor<128x128xf32, #acc>
+  }
   // CHECK-LABEL: func.func @bf16_weights_along_k
   // CHECK: brickgpu.warpgroup_dot {{.*}} : !brickgpu.memdesc<128x32xbf16, #[[A]]>, !brickgpu.memdesc<32x128xbf16, #[[BK]]> -> tensor<128x128xf32, #[[MMA]]>
   func.func @bf16_weights_along_k(%a: tensor<128x32xbf16, #rows>, %b: tensor<32x128xbf16, #cols>, %c: tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc> {

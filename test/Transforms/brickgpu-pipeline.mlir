@@ -208,3 +208,50 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     return %out#0 : tensor<64x64xf32, #mma>
   }
 }
+
+// -----
+
+// Two wgmma dots in flight (gate and up, one A buffer read by both, each B its own): both become asynchronous, and
+// each waits for all but the two newest groups, so that its own previous iteration is done before its slots are
+// written again. The shared A is one prefetched load.
+#l = #brickgpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#nv = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: func.func @two_dots
+  // CHECK-COUNT-3: brickgpu.local_alloc : () -> !brickgpu.memdesc<3x64x64xf16
+  // CHECK: scf.for
+  // CHECK-NOT: brick.load
+  // CHECK: %[[G:.*]] = brickgpu.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} {isAsync}
+  // CHECK-NEXT: brickgpu.warpgroup_dot_wait %[[G]] {pendings = 2 : i32}
+  // CHECK: %[[U:.*]] = brickgpu.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} {isAsync}
+  // CHECK-NEXT: brickgpu.warpgroup_dot_wait %[[U]] {pendings = 2 : i32}
+  // CHECK-COUNT-2: brickgpu.warpgroup_dot_wait %{{.*}} {pendings = 0 : i32}
+  func.func @two_dots(%p: !brick.ptr<f16> {brick.divisibility = 16 : i32}, %n: i32) -> (tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = brick.make_range 0, 64 : tensor<64xi32, #brickgpu.slice<{dim = 0, parent = #l}>>
+    %row = brick.expand_dims %r {axis = 0 : i32} : tensor<64xi32, #brickgpu.slice<{dim = 0, parent = #l}>> -> tensor<1x64xi32, #l>
+    %cols = brick.broadcast %row : tensor<1x64xi32, #l> -> tensor<64x64xi32, #l>
+    %ps = brick.splat %p : tensor<64x64x!brick.ptr<f16>, #l>
+    %ptrs = brick.addptr %ps, %cols : tensor<64x64x!brick.ptr<f16>, #l>, tensor<64x64xi32, #l>
+    %step = arith.constant dense<64> : tensor<64x64xi32, #l>
+    %far = arith.constant dense<4096> : tensor<64x64xi32, #l>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %out:3 = scf.for %i = %c0 to %n step %c1 iter_args(%gate = %zero, %up = %zero, %q = %ptrs) -> (tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>, tensor<64x64x!brick.ptr<f16>, #l>) : i32 {
+      %x = brick.load %q : tensor<64x64x!brick.ptr<f16>, #l>
+      %a = brickgpu.local_alloc %x : (tensor<64x64xf16, #l>) -> !brickgpu.memdesc<64x64xf16, #nv>
+      %qg = brick.addptr %q, %far : tensor<64x64x!brick.ptr<f16>, #l>, tensor<64x64xi32, #l>
+      %g = brick.load %qg : tensor<64x64x!brick.ptr<f16>, #l>
+      %bg = brickgpu.local_alloc %g : (tensor<64x64xf16, #l>) -> !brickgpu.memdesc<64x64xf16, #nv>
+      %d = brickgpu.warpgroup_dot %a, %bg, %gate : !brickgpu.memdesc<64x64xf16, #nv>, !brickgpu.memdesc<64x64xf16, #nv> -> tensor<64x64xf32, #mma>
+      %qu = brick.addptr %qg, %far : tensor<64x64x!brick.ptr<f16>, #l>, tensor<64x64xi32, #l>
+      %u = brick.load %qu : tensor<64x64x!brick.ptr<f16>, #l>
+      %bu = brickgpu.local_alloc %u : (tensor<64x64xf16, #l>) -> !brickgpu.memdesc<64x64xf16, #nv>
+      %e = brickgpu.warpgroup_dot %a, %bu, %up : !brickgpu.memdesc<64x64xf16, #nv>, !brickgpu.memdesc<64x64xf16, #nv> -> tensor<64x64xf32, #mma>
+      %q2 = brick.addptr %q, %step : tensor<64x64x!brick.ptr<f16>, #l>, tensor<64x64xi32, #l>
+      scf.yield %d, %e, %q2 : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>, tensor<64x64x!brick.ptr<f16>, #l>
+    }
+    return %out#0, %out#1 : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>
+  }
+}
