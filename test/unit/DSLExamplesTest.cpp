@@ -85,8 +85,9 @@ TEST(Examples, MoeLayerBuilds) {
   Specialization align(14, dyn);
   align[9] = 8, align[10] = 2, align[11] = 16, align[12] = 64, align[13] = 32;
   auto aligning = countOps(examples::moeAlign(), align);
-  EXPECT_EQ(aligning["scf.if"], 1); // program 0's block experts and total
-  EXPECT_EQ(aligning["scf.for"], 2);
+  EXPECT_EQ(aligning["scf.if"], 2);  // the last program's padding; program 0's block experts and total
+  EXPECT_EQ(aligning["scf.for"], 3); // counts over routing programs, padding slots, blocks
+  EXPECT_EQ(aligning["brick.gather"], 1); // each pair's expert start
 }
 
 TEST(Examples, SpecializationHintsReachTheIR) {
