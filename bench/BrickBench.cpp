@@ -447,9 +447,10 @@ void benchMoe(const std::vector<examples::MoeConfig> &sweep) {
     for (int tokens : {1, 16, 128, 512, 4096}) {
       if (!listed("BRICK_BENCH_MOE_TOKENS", std::to_string(tokens)))
         continue;
-      // DeepSeek-V3 routes by sigmoid scores with a load-balancing bias (its grouped top-k aside).
+      // DeepSeek-V3 routes by sigmoid scores with a load-balancing bias (its grouped top-k aside), here small
+      // enough to leave the load balanced, as a trained one does (bench/moe.py draws the same).
       examples::MoeShape shape{tokens, model.experts, model.topk, model.hidden, model.intermediate, model.deepseek,
-                               model.deepseek, true, 0};
+                               model.deepseek, true, 0, 0.001f};
       std::vector<examples::MoeConfig> configs = sweep;
       if (configs.empty()) {
         const char *forced = std::getenv("BRICK_BENCH_MOE_CONFIG");
@@ -498,6 +499,7 @@ void benchMoe(const std::vector<examples::MoeConfig> &sweep) {
                     name.c_str(), layerMs, name.c_str(), gateUpMs, name.c_str(), shape.gateUpFlops() / gateUpMs / 1e9,
                     name.c_str(), (shape.gateUpFlops() + shape.downFlops()) / layerMs / 1e9, name.c_str(),
                     weightBytes / gateUpMs / 1e6, name.c_str(), error, name.c_str(), moeConfigText(config).c_str());
+        std::printf(",\n  \"%s_distinct_experts\": %d", name.c_str(), distinct);
         std::printf(",\n  \"%s_layer_graph_ms\": %.4f,\n  \"%s_back_to_back_us\": %.1f,\n"
                     "  \"%s_back_to_back_graph_us\": %.1f",
                     name.c_str(), graphMs, name.c_str(), plainUs, name.c_str(), graphUs);

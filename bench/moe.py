@@ -136,8 +136,9 @@ def torch_loop(x, logits, bias, w13, w2, topk, sigmoid):
 
 def triton_side(name, E, topk, H, I, deepseek, T):
     x = torch.randn(T, H, device="cuda", dtype=torch.bfloat16)
-    logits = torch.randn(T, E, device="cuda", dtype=torch.bfloat16) * 2
-    bias = (torch.rand(E, device="cuda") - 0.5) * 0.2 if deepseek else None
+    # As brick-bench draws them: logits normal with spread 2, a small (balancing) bias of spread 0.001.
+    logits = (torch.randn(T, E, device="cuda") * 2).to(torch.bfloat16)
+    bias = torch.randn(E, device="cuda") * 0.001 if deepseek else None
     w13 = (torch.rand(E, 2 * I, H, device="cuda", dtype=torch.bfloat16) * 2 - 1) * (2 / H ** 0.5)
     w2 = (torch.rand(E, H, I, device="cuda", dtype=torch.bfloat16) * 2 - 1) * (2 / I ** 0.5)
     pairs = T * topk
@@ -208,6 +209,9 @@ def main(binary, configs):
         H, I = model[3], model[4]
         b_layer, b_gate_up = brick[key + "_layer_ms"], brick[key + "_gate_up_ms"]
         triton_weights = tri["triton_distinct_experts"] * 2 * I * H * 2 / tri["triton_gate_up_ms"] / 1e6
+        if brick.get(key + "_distinct_experts") is not None and brick[key + "_distinct_experts"] != tri["triton_distinct_experts"]:
+            print(f"  ({key[4:]}: Brick's routing reached {brick[key + '_distinct_experts']} experts, Triton's"
+                  f" {tri['triton_distinct_experts']}: different random logits)")
         print(f"{key[4:]:22s} {b_layer:9.3f} {tri['triton_layer_ms']:8.3f} {tri['triton_gemms_ms']:8.3f}"
               f" {tri['torch_loop_ms']:8.3f} {tri['triton_layer_ms'] / b_layer:8.2f} | {b_gate_up:9.3f}"
               f" {tri['triton_gate_up_ms']:8.3f} {tri['triton_gate_up_ms'] / b_gate_up:8.2f}"

@@ -88,7 +88,7 @@ Expected<MoeLayer<T>> MoeLayer<T>::create(const brick::runtime::Device &device, 
   for (size_t t = 0; t < T_; ++t)
     for (size_t e = E - shape.silentExperts; e < E; ++e)
       layer.logits_[t * E + e] = -30.0f;
-  layer.bias_ = randomFloats(E, shape.bias ? 0.1f : 0.0f);
+  layer.bias_ = randomFloats(E, shape.bias ? shape.biasSpread : 0.0f);
   layer.a_ = randomFloats(T_ * H);
   const float w13Scale = float(2.0 / std::sqrt(double(H))), w2Scale = float(2.0 / std::sqrt(double(I)));
   if (weights == MoeWeights::Host) {

@@ -17,6 +17,9 @@ struct MoeShape {
   bool bias = false;        // an expert bias that chooses but does not weigh (needs sigmoid in practice)
   bool renormalize = true;  // the top-k weights divided by their sum
   int silentExperts = 0;    // the last this-many experts get logits no token picks (experts with no rows)
+  // The bias's spread (normal, like the logits' 2): large next to the gaps between scores it decides the choice
+  // and piles tokens on a few experts; a trained bias balances them, as a small one leaves them.
+  float biasSpread = 0.1f;
   long long pairs() const { return (long long)tokens * topk; }
   /// 2 * flops of GEMM 1 (both projections) and GEMM 2.
   double gateUpFlops() const { return 2.0 * pairs() * 2.0 * intermediate * hidden; }
