@@ -35,14 +35,23 @@
 namespace examples {
 using namespace brick;
 
+/// The smallest power of two >= n: blocks have power-of-two shapes, so `n` experts take a block of this many
+/// (the extra ones masked off).
+inline int moeBlockSize(int n) {
+  int size = 1;
+  while (size < n)
+    size *= 2;
+  return size;
+}
+
 /// The most blocks of BLOCK_M sorted rows a routing of `pairs` (token, expert) pairs over `experts` experts can
 /// fill: each expert's run is padded by less than one block, and only experts with pairs have one.
 inline int64_t moeMaxBlocks(int64_t pairs, int64_t experts, int64_t blockM) {
   return std::min(pairs, (pairs + std::min(experts, pairs) * (blockM - 1)) / blockM);
 }
 
-/// Routing for tokens [BLOCK_T * program, ...): launch cdiv(T, BLOCK_T) programs. E (the experts) and TOPK are
-/// powers of two here (the block shapes); SIGMOID, HAS_BIAS and RENORMALIZE are 0 or 1.
+/// Routing for tokens [BLOCK_T * program, ...): launch cdiv(T, BLOCK_T) programs. E experts (any number: a
+/// block of moeBlockSize(E), the rest masked), TOPK <= E; SIGMOID, HAS_BIAS and RENORMALIZE are 0 or 1.
 template <ElementTag T = bf16> auto moeRoute() {
   return kernel("moe_route", [](Ptr<T> logits, Ptr<f32> bias, Ptr<i32> topkIds, Ptr<f32> topkWeights,
                                 Ptr<i32> blockCounts, Ptr<i32> pairRanks, Int tokens, Int strideLogits, Const<int> E,
@@ -51,21 +60,24 @@ template <ElementTag T = bf16> auto moeRoute() {
     Int program = program_id(0);
     Tensor rows = program * BLOCK_T + arange(0, BLOCK_T);
     Tensor valid = rows < tokens;
-    Tensor experts = arange(0, E);
-    Tensor x = load(logits + rows.column() * strideLogits + experts.row(), valid.column(), 0.0).template to<f32>();
+    Tensor experts = arange(0, moeBlockSize(E.value()));
+    Tensor real = experts < E;
+    Tensor x = load(logits + rows.column() * strideLogits + experts.row(), valid.column() & real.row(), -INFINITY)
+                   .template to<f32>();
     Tensor scores;
     if (SIGMOID.value()) {
-      scores = sigmoid(x);
+      scores = sigmoid(x); // 0 for the block's extra experts
     } else {
       Tensor e = exp(x - max(x, 1).column());
       scores = e / sum(e, 1).column();
     }
     // The bias (DeepSeek-V3's expert load balancing) chooses experts; the weights are the scores without it.
-    Tensor choice = HAS_BIAS.value() ? scores + load(bias + experts).row() : scores;
+    Tensor choice = HAS_BIAS.value() ? scores + load(bias + experts, real, 0.0).row() : scores;
+    choice = where(real.row(), choice, -INFINITY);
     Tensor pair = rows * TOPK;
     std::vector<Tensor> picks, weights;
     Tensor weightSum = zeros<f32>({BLOCK_T});
-    Tensor chosen = zeros<i32>({BLOCK_T, E});
+    Tensor chosen = zeros<i32>({BLOCK_T, moeBlockSize(E.value())});
     for (int j = 0; j < TOPK.value(); ++j) {
       Tensor best = argmax(choice, 1);
       Tensor hit = experts.row() == best.column();
@@ -82,7 +94,7 @@ template <ElementTag T = bf16> auto moeRoute() {
 
     // This program's pairs per expert, and each pair's rank among them (tokens in order; one token never
     // picks an expert twice).
-    store(blockCounts + program * E + experts, sum(chosen, 0));
+    store(blockCounts + program * E + experts, sum(chosen, 0), real);
     Tensor before = cumsum(chosen, 0) - chosen;
     for (int j = 0; j < TOPK.value(); ++j)
       store(pairRanks + pair + j, sum(where(experts.row() == picks[j].column(), before, 0), 1), valid);
@@ -97,12 +109,15 @@ inline auto moeAlign() {
                                 Int maxBlocks, Const<int> E, Const<int> TOPK, Const<int> BLOCK_T,
                                 Const<int> BLOCK_M, Const<int> CHUNK) {
     Int program = program_id(0);
-    Tensor experts = arange(0, E);
-    // Pairs per expert in all routing programs, and in those before this one.
-    Tensor total = zeros<i32>({E}), before = zeros<i32>({E});
+    const int eBlock = moeBlockSize(E.value()), pairBlock = moeBlockSize(BLOCK_T.value() * TOPK.value());
+    Tensor experts = arange(0, eBlock);
+    Tensor real = experts < E;
+    // Pairs per expert in all routing programs, and in those before this one (none for the block's extra experts).
+    Tensor total = zeros<i32>({eBlock}), before = zeros<i32>({eBlock});
     for_range(0, cdiv(numRouteBlocks, CHUNK), 1, carry(total, before), [&](Int chunk) {
       Tensor blocks = chunk * CHUNK + arange(0, CHUNK);
-      Tensor counts = load(blockCounts + blocks.column() * E + experts.row(), (blocks < numRouteBlocks).column(), 0);
+      Tensor counts = load(blockCounts + blocks.column() * E + experts.row(),
+                           (blocks < numRouteBlocks).column() & real.row(), 0);
       total = total + sum(counts, 0);
       before = before + sum(where((blocks < program).column(), counts, 0), 0);
     });
@@ -110,9 +125,10 @@ inline auto moeAlign() {
     Tensor ends = cumsum(padded, 0);
     Tensor starts = ends - padded;
 
-    Tensor pairs = program * (BLOCK_T.value() * TOPK.value()) + arange(0, BLOCK_T.value() * TOPK.value());
+    Tensor lane = arange(0, pairBlock);
+    Tensor pairs = program * (BLOCK_T.value() * TOPK.value()) + lane;
     Int numPairs = tokens * TOPK;
-    Tensor valid = pairs < numPairs;
+    Tensor valid = (lane < BLOCK_T.value() * TOPK.value()) & (pairs < numPairs);
     Tensor expert = load(topkIds + pairs, valid, 0);
     Tensor rank = load(pairRanks + pairs, valid, 0);
     store(sortedPairIds + gather(starts + before, expert, 0) + rank, pairs, valid);

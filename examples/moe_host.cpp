@@ -53,12 +53,6 @@ template <brick::ElementTag T> const Kernels<T> &kernels() {
   return instance;
 }
 
-int nextPowerOfTwo(int n) {
-  int p = 1;
-  while (p < n)
-    p *= 2;
-  return p;
-}
 int cdiv(int64_t a, int64_t b) { return int((a + b - 1) / b); }
 double silu(double x) { return x / (1 + std::exp(-x)); }
 } // namespace
@@ -75,9 +69,9 @@ template <brick::ElementTag T>
 Expected<MoeLayer<T>> MoeLayer<T>::create(const brick::runtime::Device &device, const MoeShape &shape,
                                           const MoeConfig &config, MoeWeights weights) {
   using namespace host;
-  if (shape.experts != nextPowerOfTwo(shape.experts) || shape.topk != nextPowerOfTwo(shape.topk) ||
-      shape.topk > shape.experts || shape.silentExperts > shape.experts - shape.topk)
-    return Error("MoE layer: experts and topk must be powers of two, topk <= experts - silent experts");
+  if (shape.topk < 1 || shape.topk > shape.experts - shape.silentExperts)
+    return Error("MoE layer: topk must be from 1 to the experts a token can pick (" +
+                 std::to_string(shape.experts - shape.silentExperts) + "), got " + std::to_string(shape.topk));
   MoeLayer layer;
   layer.device_ = &device;
   layer.shape_ = shape;

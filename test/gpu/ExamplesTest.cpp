@@ -232,6 +232,9 @@ TEST_P(Examples, MoeLayer) {
                                         .silentExperts = 2}));
   EXPECT_PASSES(runMoe<f16>(device(), {.tokens = 100, .experts = 64, .topk = 8, .hidden = 64, .intermediate = 32,
                                        .sigmoid = true, .bias = true, .renormalize = false}));
+  // Expert and top-k counts that are not powers of two (DeepSeek-V2 routes to 6 of 160): blocks of 16 experts
+  // and 32 pairs with the extra ones masked off.
+  EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 23, .experts = 12, .topk = 3, .hidden = 64, .intermediate = 48}));
   // Weights made on the device by random_fill, checked through 4 sampled tokens and their experts read back.
   EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 20, .experts = 8, .topk = 2, .hidden = 64, .intermediate = 64},
                              examples::MoeWeights::Device));
@@ -243,6 +246,7 @@ TEST_P(Examples, MoeLayer) {
                                         .silentExperts = 1}));
   EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 333, .experts = 256, .topk = 8, .hidden = 256, .intermediate = 128,
                                         .sigmoid = true, .bias = true}));
+  EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 300, .experts = 160, .topk = 6, .hidden = 128, .intermediate = 64}));
 }
 
 TEST_P(Examples, AGraphReplaysWhatItRecorded) {
