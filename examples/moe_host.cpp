@@ -62,7 +62,7 @@ template <brick::ElementTag T> int64_t MoeLayer<T>::maxBlocks() const {
 }
 
 template <brick::ElementTag T> int MoeLayer<T>::routeTokens() const {
-  return std::clamp(2048 / shape_.experts, 1, 64);
+  return std::clamp(2048 / moeBlockSize(shape_.experts), 1, 64); // a power of two (a block dimension)
 }
 
 template <brick::ElementTag T>
@@ -134,7 +134,7 @@ template <brick::ElementTag T> Error MoeLayer<T>::run(const brick::runtime::Stre
   const MoeShape &s = shape_;
   const int E = s.experts, routeTokens = this->routeTokens(), routeBlocks = cdiv(s.tokens, routeTokens);
   // Rows of block counts (and blocks) the alignment reads at a time: about 4096 numbers.
-  const int chunk = std::clamp(4096 / E, 16, 256);
+  const int chunk = std::clamp(4096 / moeBlockSize(E), 16, 256);
   brick::LaunchOptions options{.numWarps = 4, .numStages = 1, .stream = stream, .device = device_};
   if (Error e = k.route.launch(brick::Grid{unsigned(routeBlocks)}, options, *logitsBuffer_, *biasBuffer_, *topkIds_,
                                *topkWeights_, *blockCounts_, *pairRanks_, s.tokens, E, E, s.topk, routeTokens,

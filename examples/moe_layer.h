@@ -59,7 +59,7 @@ public:
   const MoeShape &shape() const { return shape_; }
   const MoeConfig &config() const { return config_; }
   int64_t maxBlocks() const;
-  /// Tokens per routing program: a [tokens, experts] block of about 2048 scores.
+  /// Tokens per routing program: a [tokens, experts] block of about 2048 scores (a power of two).
   int routeTokens() const;
   /// Distinct experts the last run() routed to (their weights are what a decode step must stream).
   int distinctExperts(std::string &failure) const;

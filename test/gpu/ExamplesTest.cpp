@@ -235,6 +235,7 @@ TEST_P(Examples, MoeLayer) {
   // Expert and top-k counts that are not powers of two (DeepSeek-V2 routes to 6 of 160): blocks of 16 experts
   // and 32 pairs with the extra ones masked off.
   EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 23, .experts = 12, .topk = 3, .hidden = 64, .intermediate = 48}));
+  EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 40, .experts = 160, .topk = 6, .hidden = 32, .intermediate = 32}));
   // Weights made on the device by random_fill, checked through 4 sampled tokens and their experts read back.
   EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 20, .experts = 8, .topk = 2, .hidden = 64, .intermediate = 64},
                              examples::MoeWeights::Device));
