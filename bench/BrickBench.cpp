@@ -498,7 +498,9 @@ void benchMoe(const std::vector<examples::MoeConfig> &sweep) {
                     "\n  \"%s_config\": \"%s\"",
                     name.c_str(), layerMs, name.c_str(), gateUpMs, name.c_str(), shape.gateUpFlops() / gateUpMs / 1e9,
                     name.c_str(), (shape.gateUpFlops() + shape.downFlops()) / layerMs / 1e9, name.c_str(),
-                    weightBytes / gateUpMs / 1e6, name.c_str(), error, name.c_str(), moeConfigText(config).c_str());
+                    weightBytes / gateUpMs / 1e6, name.c_str(), error, name.c_str(),
+                    (config.tuned ? "BLOCK_M " + std::to_string(config.blockM) + ", " + layer->tunedChoice()
+                                  : moeConfigText(config)).c_str());
         std::printf(",\n  \"%s_distinct_experts\": %d", name.c_str(), distinct);
         std::printf(",\n  \"%s_layer_graph_ms\": %.4f,\n  \"%s_back_to_back_us\": %.1f,\n"
                     "  \"%s_back_to_back_graph_us\": %.1f",

@@ -78,8 +78,8 @@ double relativeError(const std::vector<double> &out, const std::vector<double> &
 brick::AutotuneOptions exampleTuning(bool interpreter,
                                      std::function<bool(const brick::TuningConfig &, const std::vector<int64_t> &)> suits) {
   brick::AutotuneOptions options;
-  if (interpreter)
-    options.warmupMs = 0, options.measureMs = 0, options.minRepetitions = 1;
+  if (interpreter) // host times say little about a GPU's: one launch each, no final bursts
+    options.warmupMs = 0, options.measureMs = 0, options.minRepetitions = 1, options.finalists = 0;
   else
     options.warmupMs = 10, options.measureMs = 40;
   options.prune = [interpreter, suits](const std::vector<brick::TuningConfig> &all, const std::vector<int64_t> &key) {

@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
 #include <numeric>
 #include <set>
 
@@ -36,7 +39,19 @@ MoeConfig moeConfig(const MoeShape &shape) {
     config.downN = 256, config.downK = 64, config.downWarps = 8;
     config.stages = 4;
   }
+  config.tuned = true;
   return config;
+}
+
+std::vector<brick::TuningConfig> moeCandidates(int blockM, bool gateUp) {
+  using C = brick::TuningConfig;
+  if (blockM == 16) // decode: stream the weights; narrower N tiles make more programs
+    return {C{{64, 256, 8}, 4, 3}, C{{64, 128, 8}, 4, 4}, C{{32, 256, 8}, 4, 3}, C{{32, 128, 8}, 4, 4}};
+  if (blockM == 64)
+    return {C{{128, 64, 8}, 8, 4}, C{{128, 64, 8}, 4, 4}, C{{64, 128, 8}, 4, 4}, C{{64, 64, 8}, 4, 4}};
+  if (gateUp) // two accumulators: 128 columns each is a 128 x 256 tile
+    return {C{{128, 64, 8}, 8, 4}, C{{128, 64, 8}, 8, 3}, C{{64, 64, 8}, 8, 4}, C{{128, 64, 16}, 8, 4}};
+  return {C{{256, 64, 8}, 8, 4}, C{{128, 64, 8}, 8, 4}, C{{256, 64, 8}, 8, 3}, C{{256, 64, 16}, 8, 4}};
 }
 
 namespace {
@@ -51,6 +66,28 @@ template <brick::ElementTag T> struct Kernels {
 template <brick::ElementTag T> const Kernels<T> &kernels() {
   static const Kernels<T> instance;
   return instance;
+}
+
+/// GEMM 1 or 2 launched through the autotuner over moeCandidates: one tuner per kernel, BLOCK_M and device kind,
+/// keyed by N, K and the pairs rounded up to a power of two (the blocks the routing fills follow the pairs).
+template <class K> auto &moeTuner(const K &kernel, int blockM, bool gateUp, const brick::runtime::Device &device) {
+  using Tuned = decltype(brick::autotune(kernel, {}, {}));
+  static std::map<std::tuple<int, bool>, std::unique_ptr<Tuned>> tuners;
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<Tuned> &tuned = tuners[{blockM, device.isInterpreter()}];
+  if (!tuned) {
+    // GEMM 1's N is I (parameter 7), K is H (8), pairs 10; GEMM 2's N is H (8), K is I (9), pairs 10.
+    brick::TuningKey key{gateUp ? std::vector<size_t>{7, 8, 10} : std::vector<size_t>{8, 9, 10},
+                         [](std::vector<int64_t> values) {
+                           values[2] = moeBlockSize(int(values[2]));
+                           return values;
+                         }};
+    brick::AutotuneOptions options =
+        exampleTuning(device.isInterpreter(), [](const brick::TuningConfig &, const std::vector<int64_t> &) { return true; });
+    tuned = std::make_unique<Tuned>(brick::autotune(kernel, moeCandidates(blockM, gateUp), key, options));
+  }
+  return *tuned;
 }
 
 int cdiv(int64_t a, int64_t b) { return int((a + b - 1) / b); }
@@ -149,11 +186,21 @@ template <brick::ElementTag T> Error MoeLayer<T>::run(const brick::runtime::Stre
   const int H = s.hidden, I = s.intermediate, pairs = int(s.pairs());
   brick::LaunchOptions down{.numWarps = config_.downWarps, .numStages = config_.stages, .stream = stream,
                             .device = device_};
-  unsigned downPrograms = unsigned(maxBlocks()) * unsigned(cdiv(H, config_.downN));
-  if (Error e = k.down.launch(brick::Grid{downPrograms}, down, *h_, *w2Buffer_, *y_, *topkWeights_, *sorted_,
-                              *blockExpert_, *total_, int(maxBlocks()), H, I, pairs, I, 1, H * I, I, 1, H, 1,
-                              config_.blockM, config_.downN, config_.downK, config_.groupM))
+  const unsigned blocks = unsigned(maxBlocks());
+  if (config_.tuned) {
+    using brick::fromConfig;
+    auto grid = [&](const brick::TuningConfig &c) { return brick::Grid{blocks * unsigned(cdiv(H, c.get(0)))}; };
+    if (Error e = moeTuner(k.down, config_.blockM, false, *device_)
+                      .launch(grid, down, *h_, *w2Buffer_, *y_, *topkWeights_, *sorted_, *blockExpert_, *total_,
+                              int(blocks), H, I, pairs, I, 1, H * I, I, 1, H, 1, config_.blockM, fromConfig,
+                              fromConfig, fromConfig))
+      return e;
+  } else if (Error e = k.down.launch(brick::Grid{blocks * unsigned(cdiv(H, config_.downN))}, down, *h_, *w2Buffer_,
+                                     *y_, *topkWeights_, *sorted_, *blockExpert_, *total_, int(blocks), H, I, pairs, I,
+                                     1, H * I, I, 1, H, 1, config_.blockM, config_.downN, config_.downK,
+                                     config_.groupM)) {
     return e;
+  }
   const int sumRows = 16, sumColumns = 256;
   unsigned sumPrograms = unsigned(cdiv(s.tokens, sumRows)) * unsigned(cdiv(H, sumColumns));
   return k.reduce.launch(brick::Grid{sumPrograms}, options, *y_, *out_, s.tokens, H, s.topk, sumRows, sumColumns);
@@ -164,11 +211,35 @@ template <brick::ElementTag T> Error MoeLayer<T>::runGateUp(const brick::runtime
   const int H = s.hidden, I = s.intermediate;
   brick::LaunchOptions options{.numWarps = config_.gateUpWarps, .numStages = config_.stages, .stream = stream,
                                .device = device_};
-  unsigned programs = unsigned(maxBlocks()) * unsigned(cdiv(I, config_.gateUpN));
-  return kernels<T>().gateUp.launch(brick::Grid{programs}, options, *aBuffer_, *w13Buffer_, *h_, *sorted_,
-                                    *blockExpert_, *total_, int(maxBlocks()), I, H, s.topk, int(s.pairs()), H, 1,
-                                    2 * I * H, H, 1, I, 1, config_.blockM, config_.gateUpN, config_.gateUpK,
-                                    config_.groupM);
+  const unsigned blocks = unsigned(maxBlocks());
+  const auto &kernel = kernels<T>().gateUp;
+  if (config_.tuned) {
+    using brick::fromConfig;
+    auto grid = [&](const brick::TuningConfig &c) { return brick::Grid{blocks * unsigned(cdiv(I, c.get(0)))}; };
+    return moeTuner(kernel, config_.blockM, true, *device_)
+        .launch(grid, options, *aBuffer_, *w13Buffer_, *h_, *sorted_, *blockExpert_, *total_, int(blocks), I, H,
+                s.topk, int(s.pairs()), H, 1, 2 * I * H, H, 1, I, 1, config_.blockM, fromConfig, fromConfig,
+                fromConfig);
+  }
+  return kernel.launch(brick::Grid{blocks * unsigned(cdiv(I, config_.gateUpN))}, options, *aBuffer_, *w13Buffer_,
+                       *h_, *sorted_, *blockExpert_, *total_, int(blocks), I, H, s.topk, int(s.pairs()), H, 1,
+                       2 * I * H, H, 1, I, 1, config_.blockM, config_.gateUpN, config_.gateUpK, config_.groupM);
+}
+
+template <brick::ElementTag T> std::string MoeLayer<T>::tunedChoice() const {
+  if (!config_.tuned)
+    return "";
+  const int64_t pairs = moeBlockSize(int(shape_.pairs()));
+  auto chosen = [&](const auto &tuned, std::vector<int64_t> key) -> std::string {
+    for (const brick::Tuning &tuning : tuned.tunings())
+      if (tuning.key == key)
+        return tuned.configs()[tuning.chosen].str() + " (" + tuning.how + ")";
+    return "not tuned yet";
+  };
+  const Kernels<T> &k = kernels<T>();
+  return "gate_up " + chosen(moeTuner(k.gateUp, config_.blockM, true, *device_),
+                             {shape_.intermediate, shape_.hidden, pairs}) +
+         ", down " + chosen(moeTuner(k.down, config_.blockM, false, *device_), {shape_.hidden, shape_.intermediate, pairs});
 }
 
 template <brick::ElementTag T> int MoeLayer<T>::distinctExperts(std::string &failure) const {

@@ -2,6 +2,7 @@
 #ifndef BRICK_EXAMPLES_MOE_LAYER_H
 #define BRICK_EXAMPLES_MOE_LAYER_H
 
+#include "brick/JIT/Autotune.h"
 #include "brick/JIT/JIT.h"
 #include "moe.h"
 
@@ -31,9 +32,16 @@ struct MoeConfig {
   int blockM = 64;
   int gateUpN = 64, gateUpK = 64, downN = 128, downK = 64, groupM = 8;
   unsigned gateUpWarps = 4, downWarps = 4, stages = 3;
+  /// The GEMMs launch through the autotuner (brick/JIT/Autotune.h): for this BLOCK_M, the tiles, warps and stages
+  /// of each are tuned per (N, K, pairs rounded up to a power of two), moeCandidates' first being these.
+  bool tuned = false;
 };
-/// The tiles the bench's sweeps on an H100 chose for `shape` (rows per expert decide).
+/// The BLOCK_M the bench's sweeps on an H100 chose for `shape` (rows per expert decide) and tiles to go with it;
+/// autotuned.
 MoeConfig moeConfig(const MoeShape &shape);
+/// What the autotuner tries for GEMM 1 (`gateUp`) or GEMM 2 with blocks of `blockM` rows: {BLOCK_N, BLOCK_K,
+/// GROUP_M}, warps, stages; moeConfig's choice first.
+std::vector<brick::TuningConfig> moeCandidates(int blockM, bool gateUp);
 
 /// Where a layer's random expert weights are made: on the host, kept for a reference over every token, or on
 /// the device (randomFill; a model's experts take gigabytes), read back for the reference's few sampled tokens.
@@ -61,6 +69,9 @@ public:
   int64_t maxBlocks() const;
   /// Tokens per routing program: a [tokens, experts] block of about 2048 scores (a power of two).
   int routeTokens() const;
+  /// With a tuned config: what the autotuner chose for each GEMM ("gate_up [64, 256, 8] warps=4 stages=3 (tuned),
+  /// down ..."); empty otherwise or before the first run().
+  std::string tunedChoice() const;
   /// Distinct experts the last run() routed to (their weights are what a decode step must stream).
   int distinctExperts(std::string &failure) const;
 

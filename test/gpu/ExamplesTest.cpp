@@ -306,7 +306,11 @@ TEST_P(Examples, MoeLayerReplaysAsAGraph) {
   ASSERT_TRUE(layer.ok()) << layer.error().message();
   auto stream = runtime::Stream::create(device());
   ASSERT_TRUE(stream.ok());
-  ASSERT_FALSE(layer->run(&*stream));
+  ASSERT_FALSE(layer->run(&*stream)); // tunes the GEMMs (the capture cannot: tuning waits for the GPU)
+  // moeConfig's layer launches its GEMMs through the autotuner: a choice per GEMM for this shape's key.
+  EXPECT_NE(layer->tunedChoice().find("gate_up ["), std::string::npos) << layer->tunedChoice();
+  EXPECT_NE(layer->tunedChoice().find("down ["), std::string::npos) << layer->tunedChoice();
+  EXPECT_EQ(layer->tunedChoice().find("not tuned"), std::string::npos) << layer->tunedChoice();
   auto graph = runtime::Graph::capture(*stream, [&] { return layer->run(&*stream); });
   ASSERT_TRUE(graph.ok()) << graph.error().message();
   ASSERT_FALSE(graph->replay(*stream));
