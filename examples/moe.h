@@ -154,6 +154,24 @@ inline auto moeAlign() {
   });
 }
 
+/// What both grouped GEMMs start with: the program's block of sorted rows and tile of N columns (grouped order
+/// over maxBlocks x cdiv(N, blockN)), the block's pair ids (the invalid id past the padded total), which of them
+/// are real, the block's expert (in i64: expert offsets exceed 2^31 elements in large models), and the K steps to
+/// run (none for a block past the padded total, which the GEMM reads from memory).
+struct MoeBlock {
+  Int tileM, tileN;
+  Tensor pairs, realPair, expert, kTiles;
+};
+inline MoeBlock moeBlock(const Ptr<i32> &sortedPairIds, const Ptr<i32> &blockExpert, const Ptr<i32> &totalPadded,
+                         const Int &maxBlocks, const Int &N, const Int &K, const Int &numPairs, int blockM, int blockN,
+                         int blockK, int groupM) {
+  auto [tileM, tileN] = grouped_tile(program_id(0), maxBlocks, cdiv(N, blockN), groupM);
+  Tensor live = tileM * blockM < load(totalPadded);
+  Tensor pairs = load(sortedPairIds + tileM * blockM + arange(0, blockM), live, numPairs);
+  Tensor expert = load(blockExpert + tileM, live, 0).to<i64>();
+  return {tileM, tileN, pairs, pairs < numPairs, expert, where(live, cdiv(K, blockK), 0)};
+}
+
 /// Grouped GEMM 1 with the activation: h[pair, n] = silu(a[token] . wGate[e, n]) * (a[token] . wUp[e, n]) for
 /// n < I, token = pair / topk, e = the expert of the pair's block; w13 is [E, 2I, H] (gate rows, then up rows).
 /// Launch maxBlocks * cdiv(I, BLOCK_N) programs.
@@ -163,20 +181,14 @@ template <ElementTag T = bf16> auto moeGateUp() {
                                   Int strideAM, Int strideAK, Int strideWE, Int strideWN, Int strideWK, Int strideHM,
                                   Int strideHN, Const<int> BLOCK_M, Const<int> BLOCK_N, Const<int> BLOCK_K,
                                   Const<int> GROUP_M) {
-    auto [tileM, tileN] = grouped_tile(program_id(0), maxBlocks, cdiv(I, BLOCK_N), GROUP_M);
-    Tensor live = tileM * BLOCK_M < load(totalPadded);
-    Tensor pairs = load(sortedPairIds + tileM * BLOCK_M + arange(0, BLOCK_M), live, numPairs);
-    Tensor realPair = pairs < numPairs;
-    // Expert offsets exceed 2^31 elements for large models: index the weights in i64.
-    Tensor expert = load(blockExpert + tileM, live, 0).to<i64>();
+    auto [tileM, tileN, pairs, realPair, expert, kTiles] =
+        moeBlock(sortedPairIds, blockExpert, totalPadded, maxBlocks, I, K, numPairs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M);
     Tensor cols = (tileN * BLOCK_N + arange(0, BLOCK_N)) % I;
     Tensor ks = arange(0, BLOCK_K);
     Tensor aTile = a + (pairs / topk).column() * strideAM + ks.row() * strideAK;
     Tensor gateTile = w13 + expert * strideWE + cols.row() * strideWN + ks.column() * strideWK;
     Tensor upTile = gateTile + I * strideWN;
     Tensor gate = zeros<f32>({BLOCK_M, BLOCK_N}), up = zeros<f32>({BLOCK_M, BLOCK_N});
-    // A block past the padded total runs no iterations.
-    Tensor kTiles = where(live, cdiv(K, BLOCK_K), 0);
     for_range(0, kTiles, 1, carry(gate, up, aTile, gateTile, upTile), [&](Int k) {
       Tensor kLeft = K - k * BLOCK_K;
       Tensor aBlock = load(aTile, realPair.column() & (ks.row() < kLeft), 0.0);
@@ -200,17 +212,13 @@ template <ElementTag T = bf16> auto moeDown() {
                                Int strideHM, Int strideHK, Int strideWE, Int strideWN, Int strideWK, Int strideYM,
                                Int strideYN, Const<int> BLOCK_M, Const<int> BLOCK_N, Const<int> BLOCK_K,
                                Const<int> GROUP_M) {
-    auto [tileM, tileN] = grouped_tile(program_id(0), maxBlocks, cdiv(N, BLOCK_N), GROUP_M);
-    Tensor live = tileM * BLOCK_M < load(totalPadded);
-    Tensor pairs = load(sortedPairIds + tileM * BLOCK_M + arange(0, BLOCK_M), live, numPairs);
-    Tensor realPair = pairs < numPairs;
-    Tensor expert = load(blockExpert + tileM, live, 0).to<i64>();
+    auto [tileM, tileN, pairs, realPair, expert, kTiles] =
+        moeBlock(sortedPairIds, blockExpert, totalPadded, maxBlocks, N, K, numPairs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M);
     Tensor cols = (tileN * BLOCK_N + arange(0, BLOCK_N)) % N;
     Tensor ks = arange(0, BLOCK_K);
     Tensor hTile = h + pairs.column() * strideHM + ks.row() * strideHK;
     Tensor wTile = w2 + expert * strideWE + cols.row() * strideWN + ks.column() * strideWK;
     Tensor acc = zeros<f32>({BLOCK_M, BLOCK_N});
-    Tensor kTiles = where(live, cdiv(K, BLOCK_K), 0);
     for_range(0, kTiles, 1, carry(acc, hTile, wTile), [&](Int k) {
       Tensor kLeft = K - k * BLOCK_K;
       acc = dot(load(hTile, realPair.column() & (ks.row() < kLeft), 0.0), load(wTile, ks.column() < kLeft, 0.0), acc);
