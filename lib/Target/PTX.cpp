@@ -111,9 +111,18 @@ llvm::Expected<std::unique_ptr<llvm::Module>> translateToLLVMIR(mlir::ModuleOp m
   // The -O3 pipeline, with the NVPTX target's cost model, less dead-store elimination: Brick's lowering writes
   // no dead stores (every example's PTX is byte-identical without it), and on a matmul's swizzled shared-memory
   // addresses BasicAA's GEP decomposition made it a third of the pipeline's time (callgrind).
+  // InstCombine runs only its first kInstCombineRuns times of -O3's seven: they reach what the later ones would
+  // (the matmul kernels' PTX, both targets, is byte-identical) and the later runs were a quarter of the pipeline.
+  // Fewer is not free: with two, every example's PTX changes; with none, the sm_90a pointer matmul gains 3% but
+  // tf32 loses 28%, sm_80 code 5%, and NVPTX's own passes take 4x longer (H100, brick-bench --matmul).
+  constexpr int kInstCombineRuns = 3;
   llvm::PassInstrumentationCallbacks instrumentation;
   instrumentation.registerShouldRunOptionalPassCallback(
-      [](llvm::StringRef pass, llvm::Any) { return pass != "DSEPass"; });
+      [instCombines = 0](llvm::StringRef pass, llvm::Any) mutable {
+        if (pass == "InstCombinePass")
+          return instCombines++ < kInstCombineRuns;
+        return pass != "DSEPass";
+      });
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
   llvm::CGSCCAnalysisManager cgscc;

@@ -8,6 +8,7 @@
 
 #include "Utility.h"
 
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "brick/Conversion/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -105,6 +106,17 @@ struct ConvertBrickGPUToLLVMPass : impl::ConvertBrickGPUToLLVMBase<ConvertBrickG
     target.addLegalOp<ModuleOp>();
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
+
+    // The patterns build a tensor's struct for every value they produce and take members from the chains
+    // directly (unpack), so most insertvalue chains and many constants end up unused (the sm_80 matmul: 13.9k
+    // ops, 6.2k live): one backward sweep erases them for a tenth of what the canonicalizer's worklist spent on
+    // them (callgrind: the MLIR passes 217 M -> 185 M instructions; the PTX is byte-identical).
+    module.walk([](LLVM::LLVMFuncOp function) {
+      for (Block &block : llvm::reverse(function.getBody()))
+        for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+          if (isOpTriviallyDead(&op))
+            op.erase();
+    });
 
     // Kernels: PTX entries with their block size; pointer arguments known to be 16-byte aligned say so.
     // A warp-specialized kernel runs its producer warps besides.
