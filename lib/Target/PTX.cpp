@@ -8,6 +8,8 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/IR/Function.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -118,9 +120,12 @@ llvm::Expected<std::unique_ptr<llvm::Module>> translateToLLVMIR(mlir::ModuleOp m
   constexpr int kInstCombineRuns = 3;
   llvm::PassInstrumentationCallbacks instrumentation;
   instrumentation.registerShouldRunOptionalPassCallback(
-      [instCombines = 0](llvm::StringRef pass, llvm::Any) mutable {
-        if (pass == "InstCombinePass")
-          return instCombines++ < kInstCombineRuns;
+      [instCombines = llvm::DenseMap<const llvm::Function *, int>()](llvm::StringRef pass, llvm::Any ir) mutable {
+        if (pass == "InstCombinePass") {
+          // Counted per function: a module with several runs the pipeline's positions once for each.
+          auto *const *function = llvm::any_cast<const llvm::Function *>(&ir);
+          return !function || instCombines[*function]++ < kInstCombineRuns;
+        }
         return pass != "DSEPass";
       });
   llvm::LoopAnalysisManager loops;
