@@ -109,8 +109,9 @@ struct ConvertBrickGPUToLLVMPass : impl::ConvertBrickGPUToLLVMBase<ConvertBrickG
 
     // The patterns build a tensor's struct for every value they produce and take members from the chains
     // directly (unpack), so most insertvalue chains and many constants end up unused (the sm_80 matmul: 13.9k
-    // ops, 6.2k live): one backward sweep erases them for a tenth of what the canonicalizer's worklist spent on
-    // them (callgrind: the MLIR passes 217 M -> 185 M instructions; the PTX is byte-identical).
+    // ops, 6.2k live): one backward sweep erases them more cheaply than the canonicalizer's worklist did
+    // (callgrind: the canonicalizer after this pass 84 M -> 52 M instructions, all MLIR passes 217 M -> 185 M;
+    // the PTX is byte-identical).
     module.walk([](LLVM::LLVMFuncOp function) {
       for (Block &block : llvm::reverse(function.getBody()))
         for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
