@@ -110,7 +110,7 @@ struct ConvertBrickGPUToLLVMPass : impl::ConvertBrickGPUToLLVMBase<ConvertBrickG
     // The patterns build a tensor's struct for every value they produce and take members from the chains
     // directly (unpack), so most insertvalue chains and many constants end up unused (the sm_80 matmul: 13.9k
     // ops, 6.2k live): one backward sweep erases them more cheaply than the canonicalizer's worklist did
-    // (callgrind: the canonicalizer after this pass 84 M -> 52 M instructions, all MLIR passes 217 M -> 185 M;
+    // (callgrind, sm_80 matmul: the canonicalizer runs 84 M -> 52 M instructions, all MLIR passes 217 M -> 185 M;
     // the PTX is byte-identical).
     module.walk([](LLVM::LLVMFuncOp function) {
       for (Block &block : llvm::reverse(function.getBody()))
