@@ -8,9 +8,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <tuple>
 #include <numeric>
 #include <set>
+#include <tuple>
 
 namespace examples {
 
@@ -187,20 +187,21 @@ template <brick::ElementTag T> Error MoeLayer<T>::run(const brick::runtime::Stre
   brick::LaunchOptions down{.numWarps = config_.downWarps, .numStages = config_.stages, .stream = stream,
                             .device = device_};
   const unsigned blocks = unsigned(maxBlocks());
-  if (config_.tuned) {
-    using brick::fromConfig;
-    auto grid = [&](const brick::TuningConfig &c) { return brick::Grid{blocks * unsigned(cdiv(H, c.get(0)))}; };
-    if (Error e = moeTuner(k.down, config_.blockM, false, *device_)
-                      .launch(grid, down, *h_, *w2Buffer_, *y_, *topkWeights_, *sorted_, *blockExpert_, *total_,
-                              int(blocks), H, I, pairs, I, 1, H * I, I, 1, H, 1, config_.blockM, fromConfig,
-                              fromConfig, fromConfig))
-      return e;
-  } else if (Error e = k.down.launch(brick::Grid{blocks * unsigned(cdiv(H, config_.downN))}, down, *h_, *w2Buffer_,
-                                     *y_, *topkWeights_, *sorted_, *blockExpert_, *total_, int(blocks), H, I, pairs, I,
-                                     1, H * I, I, 1, H, 1, config_.blockM, config_.downN, config_.downK,
-                                     config_.groupM)) {
+  // Through the tuner (tiles from its choice) or with config_'s tiles.
+  auto launchDown = [&](const auto &launcher, const auto &grid, auto blockN, auto blockK, auto groupM) {
+    return launcher.launch(grid, down, *h_, *w2Buffer_, *y_, *topkWeights_, *sorted_, *blockExpert_, *total_,
+                           int(blocks), H, I, pairs, I, 1, H * I, I, 1, H, 1, config_.blockM, blockN, blockK, groupM);
+  };
+  using brick::fromConfig;
+  if (Error e = config_.tuned
+                    ? launchDown(moeTuner(k.down, config_.blockM, false, *device_),
+                                 [&](const brick::TuningConfig &c) {
+                                   return brick::Grid{blocks * unsigned(cdiv(H, c.get(0)))};
+                                 },
+                                 fromConfig, fromConfig, fromConfig)
+                    : launchDown(k.down, brick::Grid{blocks * unsigned(cdiv(H, config_.downN))}, config_.downN,
+                                 config_.downK, config_.groupM))
     return e;
-  }
   const int sumRows = 16, sumColumns = 256;
   unsigned sumPrograms = unsigned(cdiv(s.tokens, sumRows)) * unsigned(cdiv(H, sumColumns));
   return k.reduce.launch(brick::Grid{sumPrograms}, options, *y_, *out_, s.tokens, H, s.topk, sumRows, sumColumns);
@@ -213,17 +214,20 @@ template <brick::ElementTag T> Error MoeLayer<T>::runGateUp(const brick::runtime
                                .device = device_};
   const unsigned blocks = unsigned(maxBlocks());
   const auto &kernel = kernels<T>().gateUp;
-  if (config_.tuned) {
-    using brick::fromConfig;
-    auto grid = [&](const brick::TuningConfig &c) { return brick::Grid{blocks * unsigned(cdiv(I, c.get(0)))}; };
-    return moeTuner(kernel, config_.blockM, true, *device_)
-        .launch(grid, options, *aBuffer_, *w13Buffer_, *h_, *sorted_, *blockExpert_, *total_, int(blocks), I, H,
-                s.topk, int(s.pairs()), H, 1, 2 * I * H, H, 1, I, 1, config_.blockM, fromConfig, fromConfig,
-                fromConfig);
-  }
-  return kernel.launch(brick::Grid{blocks * unsigned(cdiv(I, config_.gateUpN))}, options, *aBuffer_, *w13Buffer_,
-                       *h_, *sorted_, *blockExpert_, *total_, int(blocks), I, H, s.topk, int(s.pairs()), H, 1,
-                       2 * I * H, H, 1, I, 1, config_.blockM, config_.gateUpN, config_.gateUpK, config_.groupM);
+  // Through the tuner (tiles from its choice) or with config_'s tiles.
+  auto launchGateUp = [&](const auto &launcher, const auto &grid, auto blockN, auto blockK, auto groupM) {
+    return launcher.launch(grid, options, *aBuffer_, *w13Buffer_, *h_, *sorted_, *blockExpert_, *total_, int(blocks),
+                           I, H, s.topk, int(s.pairs()), H, 1, 2 * I * H, H, 1, I, 1, config_.blockM, blockN, blockK,
+                           groupM);
+  };
+  using brick::fromConfig;
+  if (config_.tuned)
+    return launchGateUp(
+        moeTuner(kernel, config_.blockM, true, *device_),
+        [&](const brick::TuningConfig &c) { return brick::Grid{blocks * unsigned(cdiv(I, c.get(0)))}; }, fromConfig,
+        fromConfig, fromConfig);
+  return launchGateUp(kernel, brick::Grid{blocks * unsigned(cdiv(I, config_.gateUpN))}, config_.gateUpN,
+                      config_.gateUpK, config_.groupM);
 }
 
 template <brick::ElementTag T> std::string MoeLayer<T>::tunedChoice() const {
