@@ -22,6 +22,28 @@ def median_ms(fn):
     return do_bench(fn, warmup=25, rep=100, return_mode="median")
 
 
+_read_flush = None
+
+
+def median_ms_read_flush(fn, reps=50):
+    """Median ms of fn with L2 flushed by reading 256 MB before each call (brick-bench's `_read_flush` keys).
+    do_bench's flush is a memset, which leaves L2 full of dirty lines that fn then writes back (~50 MB)."""
+    global _read_flush
+    if _read_flush is None:
+        _read_flush = torch.ones(64 << 20, dtype=torch.float32, device="cuda")
+    fn()
+    times = []
+    for _ in range(reps):
+        _read_flush.sum()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return sorted(times)[len(times) // 2]
+
+
 @triton.jit
 def triton_add(x, y, out, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -155,6 +177,9 @@ def matmul_anchors():
             torch.cuda.synchronize()
             anchors[key + "_triton_first_call_s"] = time.perf_counter() - start
             anchors[key + "_triton"] = flops / median_ms(lambda: run_triton_matmul(a, b, c)) / 1e9
+            if M <= 16:
+                anchors[key + "_read_flush_cublas"] = flops / median_ms_read_flush(lambda: torch.matmul(a, b, out=c)) / 1e9
+                anchors[key + "_read_flush_triton"] = flops / median_ms_read_flush(lambda: run_triton_matmul(a, b, c)) / 1e9
     a = torch.randn(4096, 4096, device="cuda")
     b = torch.randn(4096, 4096, device="cuda")
     torch.backends.cuda.matmul.allow_tf32 = True
@@ -181,6 +206,14 @@ def print_matmul(brick, anchors, title="matmul (TFLOP/s)"):
         rows = int(key.split("_")[-1].split("x")[0])
         weights = f"  {b * 1000 / rows:6.0f} {cub * 1000 / rows:6.0f}" if rows <= 16 else ""
         print(f"{key[7:]:28s} {b:8.1f} {cub:8.1f} {tri_text}  {b / cub:7.2f} {ratio} {brick[key + '_relerr']:8.1e}{weights}")
+    print("decode, L2 flushed by reading (no dirty lines to write back): weights GB/s (Brick, cuBLAS, Triton), /cuBLAS")
+    for key in [f"matmul_{n}_{M}x{N}x{K}" for n in ("fp16", "bf16") for (M, N, K) in MATMUL_SHAPES if M <= 16]:
+        if key + "_read_flush_TFLOPs" not in brick:
+            continue
+        rows = int(key.split("_")[-1].split("x")[0])
+        b, cub, tri = (brick[key + "_read_flush_TFLOPs"], anchors[key + "_read_flush_cublas"],
+                       anchors[key + "_read_flush_triton"])
+        print(f"  {key[7:]:26s} {b * 1000 / rows:6.0f} {cub * 1000 / rows:6.0f} {tri * 1000 / rows:6.0f}  {b / cub:5.2f}")
     triton_cold = max(v for k, v in anchors.items() if k.endswith("_triton_first_call_s"))
     print(f"matmul cold first launch (compile + load), median of 5: Brick {brick['matmul_cold_first_launch_ms']:.0f} ms "
           f"({brick['matmul_cold_first_launch_min_ms']:.0f}-{brick['matmul_cold_first_launch_max_ms']:.0f}); "

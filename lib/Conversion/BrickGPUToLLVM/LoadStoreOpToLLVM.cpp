@@ -96,7 +96,11 @@ SmallVector<Value> fromWords(OpBuilder &b, Location loc, ArrayRef<Value> words, 
 std::string cacheSuffix(CacheModifier cache) {
   return cache == CacheModifier::none ? "" : "." + stringifyCacheModifier(cache).str();
 }
-std::string evictSuffix(EvictionPolicy evict) {
+/// The L1 eviction priority's qualifier. PTX takes either a cache modifier or an L1 priority, not both: with a
+/// modifier the priority reaches L2 only (through the cache policy).
+std::string evictSuffix(CacheModifier cache, EvictionPolicy evict) {
+  if (cache != CacheModifier::none)
+    return "";
   switch (evict) {
   case EvictionPolicy::evict_first: return ".L1::evict_first";
   case EvictionPolicy::evict_last: return ".L1::evict_last";
@@ -126,9 +130,12 @@ struct LoadLowering : ConvertOpToLLVMPattern<LoadOp> {
     SmallVector<Value> others = adaptor.getOther() ? elementsOf(b, loc, adaptor.getOther()) : SmallVector<Value>();
     unsigned bits = memoryBits(elementType);
     unsigned width = getMemoryAccessWidth(*context.axisInfo, op.getPtr(), op.getMask(), bits);
-    std::string hints = cacheSuffix(op.getCache()) + evictSuffix(op.getEvict());
+    std::string hints = cacheSuffix(op.getCache()) + evictSuffix(op.getCache(), op.getEvict());
+    Value policy = op.getIsVolatile() ? Value() : l2CachePolicy(b, loc, op.getEvict());
     if (op.getIsVolatile())
       hints = ".volatile";
+    else if (policy)
+      hints += ".L2::cache_hint";
 
     SmallVector<Value> results;
     for (unsigned first = 0; first < pointers.size(); first += width) {
@@ -159,9 +166,10 @@ struct LoadLowering : ConvertOpToLLVMPattern<LoadOp> {
       for (unsigned w = 0; w < words.count; ++w)
         destinations += std::string(w ? ", " : "") + "$" + std::to_string(w);
       std::string vector = words.count > 1 ? ".v" + std::to_string(words.count) : "";
+      std::string policyOperand = policy ? ", $" + std::to_string(addOperand(policy, "l")) : "";
       text += predicate + "ld.global" + hints + vector + "." + words.suffix() + " " +
               (words.count > 1 ? "{" + destinations + "}" : destinations) + ", [ $" + std::to_string(pointerIndex) +
-              " + 0 ];";
+              " + 0 ]" + policyOperand + ";";
       Value loaded = inlineAsm(b, loc, wordTypes, operands, text, constraints, /*sideEffects=*/true);
       SmallVector<Value> loadedWords =
           words.count > 1 ? unpack(b, loc, loaded) : SmallVector<Value>{loaded};
@@ -190,7 +198,10 @@ struct StoreLowering : ConvertOpToLLVMPattern<StoreOp> {
     unsigned bits = memoryBits(elementType);
     unsigned width = getMemoryAccessWidth(*context.axisInfo, op.getPtr(), op.getMask(), bits);
     Ownership owner = getOwnership(b, loc, op.getPtr().getType());
-    std::string hints = cacheSuffix(op.getCache()) + evictSuffix(op.getEvict());
+    std::string hints = cacheSuffix(op.getCache()) + evictSuffix(op.getCache(), op.getEvict());
+    Value policy = l2CachePolicy(b, loc, op.getEvict());
+    if (policy)
+      hints += ".L2::cache_hint";
 
     for (unsigned first = 0; first < pointers.size(); first += width) {
       if (!owner.registerOwned[first])
@@ -212,9 +223,15 @@ struct StoreLowering : ConvertOpToLLVMPattern<StoreOp> {
         constraints += ",b";
         guard = "@$" + std::to_string(operands.size() - 1) + " ";
       }
+      std::string policyOperand;
+      if (policy) {
+        operands.push_back(policy);
+        constraints += ",l";
+        policyOperand = ", $" + std::to_string(operands.size() - 1);
+      }
       std::string vector = words.count > 1 ? ".v" + std::to_string(words.count) : "";
       std::string text = guard + "st.global" + hints + vector + "." + words.suffix() + " [ $0 + 0 ], " +
-                         (words.count > 1 ? "{" + sources + "}" : sources) + ";";
+                         (words.count > 1 ? "{" + sources + "}" : sources) + policyOperand + ";";
       inlineAsm(b, loc, {}, operands, text, constraints, /*sideEffects=*/true);
     }
     b.eraseOp(op);
