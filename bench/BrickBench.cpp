@@ -211,13 +211,9 @@ template <ElementTag T> struct MatmulShape {
     check(buffer.copyFromHost(stored.data(), stored.size() * sizeof(Stored)));
   }
 
-  /// With B's loads evict-first in L2 where `streamB` (one block of rows covers M: each tile of B is read once).
-  static auto &kernel(Precision precision, bool streamB) {
+  static auto &kernel(Precision precision) {
     static auto ieee = examples::matmul<T>(Precision::IEEE), tf32 = examples::matmul<T>(Precision::TF32),
                 tf32x3 = examples::matmul<T>(Precision::TF32x3);
-    static auto tf32Stream = examples::matmul<T>(Precision::TF32, brick::Evict::First);
-    if (streamB && precision == Precision::TF32)
-      return tf32Stream;
     return precision == Precision::IEEE ? ieee : precision == Precision::TF32 ? tf32 : tf32x3;
   }
 
@@ -248,8 +244,7 @@ template <ElementTag T> struct MatmulShape {
                                        TensorDescriptorArg::of(db, {k, n}, {n, 1}, {config.blockK, config.blockN}),
                                        TensorDescriptorArg::of(dc, {m, n}, {n, 1}, {config.blockM, config.blockN}), m, n,
                                        k, config.blockM, config.blockN, config.blockK, config.groupM);
-    return kernel(precision, m <= config.blockM).launch(Grid{config.programs(m, n)}, options, da, db, dc, m, n, k, k, 1,
-                                                        n, 1, n, 1,
+    return kernel(precision).launch(Grid{config.programs(m, n)}, options, da, db, dc, m, n, k, k, 1, n, 1, n, 1,
                                     config.blockM, config.blockN, config.blockK, config.groupM);
   }
 

@@ -40,13 +40,6 @@ const std::vector<Example> &catalog() {
       make("matmul", "C = A * B (f16, 128x128x32 tiles, GROUP_M = 8, 4 warps, 4 stages)", matmul<brick::f16>(),
            {aligned, aligned, aligned, aligned, aligned, aligned, aligned, one, aligned, one, aligned, one, 128, 128, 32, 8},
            MatmulConfig{}.warps, MatmulConfig{}.stages),
-      make("matmul_decode",
-           "C = A * B for a few rows (f16, 16x64x128 tiles, GROUP_M = 1, 4 warps, 4 stages; B's loads evict-first "
-           "in L2)",
-           matmul<brick::f16>(brick::Precision::TF32, brick::Evict::First),
-           {aligned, aligned, aligned, aligned, aligned, aligned, aligned, one, aligned, one, aligned, one, 16, 64, 128,
-            1},
-           4, 4),
       make("matmul_descriptors", "C = A * B through tensor descriptors (f16, 128x128x32 blocks, 4 warps, 4 stages)",
            matmulDescriptors<brick::f16>(), descriptorMatmul(128, 128, 32, 8), MatmulConfig{}.warps,
            MatmulConfig{}.stages),

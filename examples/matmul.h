@@ -18,16 +18,11 @@ using namespace brick;
 /// Launch with cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N) programs. Programs run in groups of GROUP_M rows of tiles, so
 /// consecutive programs share tiles of B in L2. The compiler puts the dot on tensor cores and prefetches the
 /// tiles of A and B num_stages - 1 iterations ahead.
-///
-/// `evictB` is the L2 priority of B's loads: Evict::First where one block of rows covers M (decode: every tile
-/// of B is read by one program, once), so that the streamed weights leave L2 first and what else is there stays.
-template <ElementTag T = f16, ElementTag Out = T>
-auto matmul(Precision precision = Precision::TF32, Evict evictB = Evict::Normal) {
+template <ElementTag T = f16, ElementTag Out = T> auto matmul(Precision precision = Precision::TF32) {
   using Accumulator = std::conditional_t<std::is_same_v<T, i8>, i32, f32>;
-  return kernel("matmul", [precision, evictB](Ptr<T> a, Ptr<T> b, Ptr<Out> c, Int M, Int N, Int K, Int strideAM,
-                                              Int strideAK, Int strideBK, Int strideBN, Int strideCM, Int strideCN,
-                                              Const<int> BLOCK_M, Const<int> BLOCK_N, Const<int> BLOCK_K,
-                                              Const<int> GROUP_M) {
+  return kernel("matmul", [precision](Ptr<T> a, Ptr<T> b, Ptr<Out> c, Int M, Int N, Int K, Int strideAM, Int strideAK,
+                                      Int strideBK, Int strideBN, Int strideCM, Int strideCN, Const<int> BLOCK_M,
+                                      Const<int> BLOCK_N, Const<int> BLOCK_K, Const<int> GROUP_M) {
     auto [tileM, tileN] = grouped_tile(program_id(0), cdiv(M, BLOCK_M), cdiv(N, BLOCK_N), GROUP_M);
 
     // Rows and columns wrap around (% M, % N) so loads stay in bounds; the store masks them instead.
@@ -39,8 +34,7 @@ auto matmul(Precision precision = Precision::TF32, Evict evictB = Evict::Normal)
     Tensor acc = zeros<Accumulator>({BLOCK_M, BLOCK_N});
     for_range(0, cdiv(K, BLOCK_K), 1, carry(acc, aTile, bTile), [&](Int k) {
       Tensor kLeft = K - k * BLOCK_K;
-      acc = dot(load(aTile, ks.row() < kLeft, 0), load(bTile, ks.column() < kLeft, 0, {.evict = evictB}), acc,
-                precision);
+      acc = dot(load(aTile, ks.row() < kLeft, 0), load(bTile, ks.column() < kLeft, 0), acc, precision);
       aTile = aTile + BLOCK_K * strideAK;
       bTile = bTile + BLOCK_K * strideBK;
     });

@@ -10,7 +10,6 @@ namespace examples {
 
 namespace {
 using brick::Precision;
-using brick::Evict;
 
 template <brick::ElementTag T> struct MatmulTraits;
 template <> struct MatmulTraits<brick::f16> {
@@ -30,18 +29,13 @@ template <> struct MatmulTraits<brick::i8> {
   static constexpr const char *name = "i8";
 };
 
-/// The kernel for T under `precision`, with B's loads evict-first in L2 where `streamB` (one per precision and
-/// choice: both are part of the kernel's IR).
-template <brick::ElementTag T> auto &matmulKernel(Precision precision, bool streamB) {
-  using Out = typename MatmulTraits<T>::Out;
-  using Kernel = decltype(matmul<T, Out>());
-  static std::array<Kernel, 6> kernels = {matmul<T, Out>(Precision::IEEE),
-                                          matmul<T, Out>(Precision::TF32),
-                                          matmul<T, Out>(Precision::TF32x3),
-                                          matmul<T, Out>(Precision::IEEE, Evict::First),
-                                          matmul<T, Out>(Precision::TF32, Evict::First),
-                                          matmul<T, Out>(Precision::TF32x3, Evict::First)};
-  return kernels[static_cast<int>(precision) + (streamB ? 3 : 0)];
+/// The kernel for T under `precision` (one per precision: it is part of the kernel's IR).
+template <brick::ElementTag T> auto &matmulKernel(Precision precision) {
+  using Kernel = decltype(matmul<T, typename MatmulTraits<T>::Out>());
+  static std::array<Kernel, 3> kernels = {matmul<T, typename MatmulTraits<T>::Out>(Precision::IEEE),
+                                          matmul<T, typename MatmulTraits<T>::Out>(Precision::TF32),
+                                          matmul<T, typename MatmulTraits<T>::Out>(Precision::TF32x3)};
+  return kernels[static_cast<int>(precision)];
 }
 
 template <brick::ElementTag T> auto &matmulPersistentKernel(Precision precision) {
@@ -199,8 +193,7 @@ template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &dev
       check.what += chosenFor(tuned, key);
       return e;
     }
-    // Every candidate for 16 rows or fewer is a 16-row tile: one program reads each tile of B.
-    auto &tuned = autotunedMatmul(matmulKernel<T>(problem.precision, m <= 16), device, elementBytes, capability);
+    auto &tuned = autotunedMatmul(matmulKernel<T>(problem.precision), device, elementBytes, capability);
     brick::runtime::Error e =
         tuned.launch(tiles, tunedOptions, *da, *db, *dc, m, n, k, problem.transposeA ? 1 : aStride,
                      problem.transposeA ? aStride : 1, problem.transposeB ? 1 : bStride,
@@ -231,7 +224,7 @@ template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &dev
                   TensorDescriptorArg::of(*dc, {m, n}, {cStride, 1}, {config.blockM, config.blockN}), m, n, k,
                   config.blockM, config.blockN, config.blockK, config.groupM);
     }
-    return matmulKernel<T>(problem.precision, m <= config.blockM)
+    return matmulKernel<T>(problem.precision)
         .launch(brick::Grid{config.programs(m, n)}, options, *da, *db, *dc, m, n, k,
                 problem.transposeA ? 1 : aStride, problem.transposeA ? aStride : 1,
                 problem.transposeB ? 1 : bStride, problem.transposeB ? bStride : 1, cStride, 1, config.blockM,

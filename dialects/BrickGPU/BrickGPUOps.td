@@ -81,15 +81,10 @@ def BrickGPU_AsyncCopyGlobalToLocalOp : BrickGPU_Op<"async_copy_global_to_local"
     `brickgpu.async_copy_global_to_local %ptrs, %buffer mask %m : tensor<128x64x!brick.ptr<f16>, #l> -> !memdesc`
     starts one `cp.async` per vector of contiguous elements a thread holds (4, 8 or 16 bytes). Where the mask is
     false nothing is read and zeros are written. The copy completes at a later `async_wait` that leaves fewer
-    groups pending than were committed since; until then the buffer must not be read. `evict` is the load's
-    eviction priority, kept for L2 (`evict_first`: bytes read once, the first to leave L2).
+    groups pending than were committed since; until then the buffer must not be read.
   }];
-  let arguments = (ins Brick_PtrLike:$ptr, BrickGPU_MemDescType:$dst, Optional<Brick_BoolLike>:$mask,
-                       DefaultValuedAttr<Brick_EvictionPolicy, "::mlir::brick::EvictionPolicy::normal">:$evict);
-  let assemblyFormat = [{
-    $ptr `,` $dst (`mask` $mask^)? (`evict` `=` $evict^)? attr-dict `:` type($ptr) `->` qualified(type($dst))
-    (`,` type($mask)^)?
-  }];
+  let arguments = (ins Brick_PtrLike:$ptr, BrickGPU_MemDescType:$dst, Optional<Brick_BoolLike>:$mask);
+  let assemblyFormat = "$ptr `,` $dst (`mask` $mask^)? attr-dict `:` type($ptr) `->` qualified(type($dst)) (`,` type($mask)^)?";
   let hasVerifier = 1;
 }
 

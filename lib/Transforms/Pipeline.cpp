@@ -250,7 +250,7 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
         if (load.getMask())
           mask = arith::AndIOp::create(builder, loc, map.lookupOrDefault(load.getMask()), mask);
         Value buffer = brickgpu::MemDescIndexOp::create(builder, loc, p.alloc.getType(), p.ring, slot);
-        brickgpu::AsyncCopyGlobalToLocalOp::create(builder, loc, pointers, buffer, mask, load.getEvict());
+        brickgpu::AsyncCopyGlobalToLocalOp::create(builder, loc, pointers, buffer, mask);
       }
       if (anyCopies)
         brickgpu::AsyncCommitGroupOp::create(builder, loc);

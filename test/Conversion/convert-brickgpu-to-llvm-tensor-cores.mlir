@@ -103,32 +103,6 @@ module attributes {brickgpu.num_warps = 4 : i32} {
 
 // -----
 
-// A copy that is evict-first in L2: one createpolicy, then cp.async with its cache policy (inline PTX: NVVM's
-// cp.async takes none), 16 or 0 source bytes.
-#b = #brickgpu.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
-#s = #brickgpu.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [0]}>
-module attributes {brickgpu.num_warps = 4 : i32} {
-  // CHECK-LABEL: llvm.func @copy_once
-  // CHECK: %[[POLICY:.*]] = llvm.inline_asm "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;", "=l"  : () -> i64
-  // CHECK: %[[SIZE:.*]] = llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, i32
-  // CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global.L2::cache_hint [$0], [$1], 16, $2, $3;", "l,l,r,l" %{{.*}}, %{{.*}}, %[[SIZE]], %[[POLICY]]
-  // CHECK-NOT: nvvm.cp.async.shared.global
-  func.func @copy_once(%p: !brick.ptr<f16> {brick.divisibility = 16 : i32}, %n: i32 {brick.divisibility = 16 : i32}) attributes {brick.kernel} {
-    %r = brick.make_range 0, 1024 : tensor<1024xi32, #b>
-    %ps = brick.splat %p : tensor<1024x!brick.ptr<f16>, #b>
-    %ptrs = brick.addptr %ps, %r : tensor<1024x!brick.ptr<f16>, #b>, tensor<1024xi32, #b>
-    %ns = brick.splat %n : tensor<1024xi32, #b>
-    %m = arith.cmpi slt, %r, %ns : tensor<1024xi32, #b>
-    %buffer = brickgpu.local_alloc : () -> !brickgpu.memdesc<1024xf16, #s>
-    brickgpu.async_copy_global_to_local %ptrs, %buffer mask %m evict = evict_first : tensor<1024x!brick.ptr<f16>, #b> -> !brickgpu.memdesc<1024xf16, #s>, tensor<1024xi1, #b>
-    brickgpu.async_commit_group
-    brickgpu.async_wait %buffer : !brickgpu.memdesc<1024xf16, #s> {pending = 0 : i32}
-    return
-  }
-}
-
-// -----
-
 // The epilogue: the accumulator (pairs of columns per thread) to a coalesced layout (8 columns per thread) through
 // padded rows of scratch: 4-byte stores of pairs, 16-byte loads; rows 128 + 8 f16 apart.
 #mma = #brickgpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>

@@ -35,35 +35,6 @@ module attributes {brickgpu.num_warps = 4 : i32, brickgpu.shared = 0 : i32} {
 
 // -----
 
-// Eviction priorities: L1's in the instruction, L2's through a cache policy operand (createpolicy, once per op).
-#v4 = #brickgpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
-module attributes {brickgpu.num_warps = 4 : i32, brickgpu.shared = 0 : i32} {
-  // CHECK-LABEL: llvm.func @copy_hints
-  func.func @copy_hints(%p: !brick.ptr<f32> {brick.divisibility = 16 : i32}, %q: !brick.ptr<f32> {brick.divisibility = 16 : i32}) attributes {brick.kernel} {
-    %r = brick.make_range 0, 512 : tensor<512xi32, #v4>
-    %ps = brick.splat %p : tensor<512x!brick.ptr<f32>, #v4>
-    %ptrs = brick.addptr %ps, %r : tensor<512x!brick.ptr<f32>, #v4>, tensor<512xi32, #v4>
-    %qs = brick.splat %q : tensor<512x!brick.ptr<f32>, #v4>
-    %qptrs = brick.addptr %qs, %r : tensor<512x!brick.ptr<f32>, #v4>, tensor<512xi32, #v4>
-    // CHECK: %[[FIRST:.*]] = llvm.inline_asm "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;", "=l"
-    // CHECK: llvm.inline_asm has_side_effects "ld.global.L1::evict_first.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [ $4 + 0 ], $5;", "=r,=r,=r,=r,l,l" %{{.*}}, %[[FIRST]]
-    %x = brick.load %ptrs evict = evict_first : tensor<512x!brick.ptr<f32>, #v4>
-    // CHECK: %[[LAST:.*]] = llvm.inline_asm "createpolicy.fractional.L2::evict_last.b64 $0, 1.0;", "=l"
-    // CHECK: llvm.inline_asm has_side_effects "st.global.L1::evict_last.L2::cache_hint.v4.b32 [ $0 + 0 ], {$1, $2, $3, $4}, $5;", "l,r,r,r,r,l" %{{.*}}, %[[LAST]]
-    brick.store %qptrs, %x evict = evict_last : tensor<512x!brick.ptr<f32>, #v4>
-    // A volatile load and normal priorities take no policy.
-    // CHECK-NOT: createpolicy
-    // CHECK: "ld.global.volatile.v4.b32
-    %y = brick.load %ptrs volatile : tensor<512x!brick.ptr<f32>, #v4>
-    // CHECK-NOT: createpolicy
-    // CHECK: "st.global.v4.b32
-    brick.store %qptrs, %y : tensor<512x!brick.ptr<f32>, #v4>
-    return
-  }
-}
-
-// -----
-
 #v4 = #brickgpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 module attributes {brickgpu.num_warps = 4 : i32, brickgpu.shared = 16 : i32} {
   // CHECK: llvm.mlir.global external @brick_shared_memory() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>

@@ -34,8 +34,6 @@ struct AsyncCopyLowering : ConvertOpToLLVMPattern<brickgpu::AsyncCopyGlobalToLoc
     Ownership owner = getOwnership(b, loc, pointerType);
     auto sharedPointer = LLVM::LLVMPointerType::get(b.getContext(), 3);
     auto cache = bytes == 16 ? NVVM::LoadCacheModifierKind::CG : NVVM::LoadCacheModifierKind::CA;
-    // NVVM's cp.async takes no L2 cache policy: with one, the copy is inline PTX.
-    Value policy = l2CachePolicy(b, loc, op.getEvict());
     for (unsigned first = 0; first < pointers.size(); first += width) {
       if (!owner.registerOwned[first])
         continue; // another register of this thread copies the same elements
@@ -44,13 +42,6 @@ struct AsyncCopyLowering : ConvertOpToLLVMPattern<brickgpu::AsyncCopyGlobalToLoc
       Value sourceBytes;
       if (!masks.empty())
         sourceBytes = LLVM::SelectOp::create(b, loc, masks[first], i32Constant(b, loc, bytes), i32Constant(b, loc, 0));
-      if (policy) {
-        std::string text = std::string("cp.async.") + (bytes == 16 ? "cg" : "ca") +
-                           ".shared.global.L2::cache_hint [$0], [$1], " + std::to_string(bytes) + ", $2, $3;";
-        Value size = sourceBytes ? sourceBytes : i32Constant(b, loc, bytes);
-        inlineAsm(b, loc, {}, {destination, pointers[first], size, policy}, text, "l,l,r,l", /*sideEffects=*/true);
-        continue;
-      }
       NVVM::CpAsyncOp::create(b, loc, destination, pointers[first], b.getI32IntegerAttr(bytes),
                               NVVM::LoadCacheModifierKindAttr::get(b.getContext(), cache), sourceBytes);
     }

@@ -96,8 +96,8 @@ SmallVector<Value> fromWords(OpBuilder &b, Location loc, ArrayRef<Value> words, 
 std::string cacheSuffix(CacheModifier cache) {
   return cache == CacheModifier::none ? "" : "." + stringifyCacheModifier(cache).str();
 }
-/// The L1 eviction priority's qualifier. PTX takes either a cache modifier or an L1 priority, not both: with a
-/// modifier the priority reaches L2 only (through the cache policy).
+/// The eviction priority's qualifier. PTX takes either a cache modifier or an L1 eviction priority, not both
+/// (ptxas rejects `ld.global.cg.L1::evict_first`): with a modifier, the modifier wins.
 std::string evictSuffix(CacheModifier cache, EvictionPolicy evict) {
   if (cache != CacheModifier::none)
     return "";
@@ -131,11 +131,8 @@ struct LoadLowering : ConvertOpToLLVMPattern<LoadOp> {
     unsigned bits = memoryBits(elementType);
     unsigned width = getMemoryAccessWidth(*context.axisInfo, op.getPtr(), op.getMask(), bits);
     std::string hints = cacheSuffix(op.getCache()) + evictSuffix(op.getCache(), op.getEvict());
-    Value policy = op.getIsVolatile() ? Value() : l2CachePolicy(b, loc, op.getEvict());
     if (op.getIsVolatile())
       hints = ".volatile";
-    else if (policy)
-      hints += ".L2::cache_hint";
 
     SmallVector<Value> results;
     for (unsigned first = 0; first < pointers.size(); first += width) {
@@ -166,10 +163,9 @@ struct LoadLowering : ConvertOpToLLVMPattern<LoadOp> {
       for (unsigned w = 0; w < words.count; ++w)
         destinations += std::string(w ? ", " : "") + "$" + std::to_string(w);
       std::string vector = words.count > 1 ? ".v" + std::to_string(words.count) : "";
-      std::string policyOperand = policy ? ", $" + std::to_string(addOperand(policy, "l")) : "";
       text += predicate + "ld.global" + hints + vector + "." + words.suffix() + " " +
               (words.count > 1 ? "{" + destinations + "}" : destinations) + ", [ $" + std::to_string(pointerIndex) +
-              " + 0 ]" + policyOperand + ";";
+              " + 0 ];";
       Value loaded = inlineAsm(b, loc, wordTypes, operands, text, constraints, /*sideEffects=*/true);
       SmallVector<Value> loadedWords =
           words.count > 1 ? unpack(b, loc, loaded) : SmallVector<Value>{loaded};
@@ -199,9 +195,6 @@ struct StoreLowering : ConvertOpToLLVMPattern<StoreOp> {
     unsigned width = getMemoryAccessWidth(*context.axisInfo, op.getPtr(), op.getMask(), bits);
     Ownership owner = getOwnership(b, loc, op.getPtr().getType());
     std::string hints = cacheSuffix(op.getCache()) + evictSuffix(op.getCache(), op.getEvict());
-    Value policy = l2CachePolicy(b, loc, op.getEvict());
-    if (policy)
-      hints += ".L2::cache_hint";
 
     for (unsigned first = 0; first < pointers.size(); first += width) {
       if (!owner.registerOwned[first])
@@ -223,15 +216,9 @@ struct StoreLowering : ConvertOpToLLVMPattern<StoreOp> {
         constraints += ",b";
         guard = "@$" + std::to_string(operands.size() - 1) + " ";
       }
-      std::string policyOperand;
-      if (policy) {
-        operands.push_back(policy);
-        constraints += ",l";
-        policyOperand = ", $" + std::to_string(operands.size() - 1);
-      }
       std::string vector = words.count > 1 ? ".v" + std::to_string(words.count) : "";
       std::string text = guard + "st.global" + hints + vector + "." + words.suffix() + " [ $0 + 0 ], " +
-                         (words.count > 1 ? "{" + sources + "}" : sources) + policyOperand + ";";
+                         (words.count > 1 ? "{" + sources + "}" : sources) + ";";
       inlineAsm(b, loc, {}, operands, text, constraints, /*sideEffects=*/true);
     }
     b.eraseOp(op);

@@ -259,14 +259,6 @@ void emitBarrier(OpBuilder &builder, Location loc, bool allWarps) {
   inlineAsm(builder, loc, {}, {}, "bar.sync 1, " + std::to_string(consumers) + ";", "", /*sideEffects=*/true);
 }
 
-Value l2CachePolicy(OpBuilder &builder, Location loc, EvictionPolicy evict) {
-  if (evict == EvictionPolicy::normal)
-    return {};
-  std::string priority = evict == EvictionPolicy::evict_first ? "evict_first" : "evict_last";
-  return inlineAsm(builder, loc, {builder.getI64Type()}, {},
-                   "createpolicy.fractional.L2::" + priority + ".b64 $0, 1.0;", "=l", /*sideEffects=*/false);
-}
-
 Value inlineAsm(OpBuilder &b, Location loc, TypeRange results, ValueRange operands, StringRef text,
                 StringRef constraints, bool sideEffects) {
   Type resultType;

@@ -96,13 +96,6 @@ struct RegisterIndex {
   llvm::DenseMap<std::tuple<int64_t, int64_t, int64_t>, unsigned> byCoordinate;
 };
 
-/// The L2 cache policy (a 64-bit `createpolicy` result) a global access of eviction priority `evict` passes with
-/// `.L2::cache_hint`, or nothing for `normal`. Every line the access touches gets that priority: `evict_first`
-/// for bytes read once (streamed weights), which then leave L2 before anything else does (a kernel streaming
-/// past dirty lines of earlier kernels would otherwise write them back); `evict_last` for bytes read again.
-/// The createpolicy has no side effects: LLVM hoists it out of loops and merges the copies.
-Value l2CachePolicy(OpBuilder &builder, Location loc, EvictionPolicy evict);
-
 /// fence.proxy.async.shared::cta: shared-memory writes of this thread become visible to the async proxy (wgmma,
 /// TMA) once a barrier follows.
 void emitAsyncProxyFence(OpBuilder &builder, Location loc);

@@ -1,5 +1,5 @@
-// Loads and stores with every eviction priority and cache modifier Brick passes on, plain and pipelined
-// (cp.async): ptxas must take each form.
+// Loads and stores with every eviction priority and cache modifier Brick passes on, alone and together: ptxas
+// must take each form.
 module {
   func.func @hints(%x: !brick.ptr<f32> {brick.divisibility = 16 : i32}, %y: !brick.ptr<f32> {brick.divisibility = 16 : i32}, %n: i32 {brick.divisibility = 16 : i32}) attributes {brick.kernel} {
     %c1024_i32 = arith.constant 1024 : i32
