@@ -34,17 +34,11 @@ using runtime::DeviceBuffer;
 namespace {
 const runtime::Device *device;
 DeviceBuffer *flushBuffer;
-/// How the L2 is flushed before each timed launch: a 256 MB memset (as triton.testing.do_bench's zero_(), the
-/// default), or, where set, by reading those 256 MB. The memset leaves L2 full of dirty lines, which the timed
-/// kernel then writes back as it evicts them: ~50 MB of writes charged to a kernel that only reads (worth 15-20%
-/// of a 134 MB weight stream). Reading leaves clean lines, and the kernel pays for its own traffic only.
-bool flushByReading = false;
-
-/// Reads 4096 i32 a program (launch 256 MB / 16 KB programs); one sum each, so that the loads stay.
-auto flushRead = kernel("flush_read", [](Ptr<i32> x, Ptr<i32> sums, Const<int> BLOCK) {
-  Int program = program_id(0);
-  store(sums + program, sum(load(x + program.to<i64>() * BLOCK + arange(0, BLOCK)), 0));
-});
+/// How the L2 is flushed before each timed launch: by a memset of flushBuffer (as triton.testing.do_bench's
+/// zero_(), the default), or by reading it. The memset leaves L2 full of dirty lines, which the timed kernel then
+/// writes back as it evicts them: ~50 MB of writes charged to a kernel that only reads (15-20% of a 134 MB weight
+/// stream). Reading leaves clean lines, and the kernel pays for its own traffic only.
+enum class Flush { Memset, Read };
 
 void fail(const std::string &what) {
   std::fprintf(stderr, "brick-bench: %s\n", what.c_str());
@@ -76,17 +70,27 @@ DeviceBuffer allocate(size_t bytes) {
   return std::move(*buffer);
 }
 
-template <class Launch> double medianMilliseconds(Launch launch, int reps = 50) {
+void flushL2(Flush flush, int rep) {
+  if (flush == Flush::Memset) {
+    check(flushBuffer->fill(static_cast<unsigned char>(rep)));
+    return;
+  }
+  // 4096 i32 a program, one sum each (so that the loads stay).
+  static auto readAll = kernel("flush_read", [](Ptr<i32> x, Ptr<i32> sums, Const<int> BLOCK) {
+    Int program = program_id(0);
+    store(sums + program, sum(load(x + program.to<i64>() * BLOCK + arange(0, BLOCK)), 0));
+  });
+  const unsigned programs = unsigned(flushBuffer->size() / (4096 * 4));
+  static DeviceBuffer sums = allocate(programs * 4);
+  check(readAll.launch(Grid{programs}, LaunchOptions{.numWarps = 8}, *flushBuffer, sums, 4096));
+}
+
+template <class Launch> double medianMilliseconds(Launch launch, int reps = 50, Flush flush = Flush::Memset) {
   launch(); // warm
   auto start = runtime::Event::create(*device), end = runtime::Event::create(*device);
   std::vector<double> times;
   for (int i = 0; i < reps; ++i) {
-    if (flushByReading) {
-      static DeviceBuffer sums = allocate((256 << 20) / 16384 * 4);
-      check(flushRead.launch(Grid{(256u << 20) / 16384u}, LaunchOptions{.numWarps = 8}, *flushBuffer, sums, 4096));
-    } else {
-      check(flushBuffer->fill(static_cast<unsigned char>(i)));
-    }
+    flushL2(flush, i);
     check(start->record());
     launch();
     check(end->record());
@@ -275,11 +279,11 @@ template <ElementTag T> struct MatmulShape {
   }
 
   /// TFLOP/s of `config` (after checking its result), and its relative error.
-  std::pair<double, double> measure(const examples::MatmulConfig &config) {
+  std::pair<double, double> measure(const examples::MatmulConfig &config, Flush flush = Flush::Memset) {
     check(dc.fill(0xFF));
     check(launch(config));
     double error = relativeError();
-    double ms = medianMilliseconds([&] { check(launch(config)); }, 20);
+    double ms = medianMilliseconds([&] { check(launch(config)); }, 20, flush);
     return {2.0 * m * n * k / ms / 1e9, error};
   }
 };
@@ -358,12 +362,10 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
       report("matmul_bf16_" + shape, problem.measure(configFor(m, n, k, 2)));
     }
     if (m <= 16) { // the weight stream again, after an L2 flush that leaves no dirty lines
-      flushByReading = true;
       MatmulShape<brick::f16> fp16(m, n, k, Precision::TF32, target);
-      report("matmul_fp16_" + shape + "_read_flush", fp16.measure(configFor(m, n, k, 2)));
+      report("matmul_fp16_" + shape + "_read_flush", fp16.measure(configFor(m, n, k, 2), Flush::Read));
       MatmulShape<brick::bf16> bf16(m, n, k, Precision::TF32, target);
-      report("matmul_bf16_" + shape + "_read_flush", bf16.measure(configFor(m, n, k, 2)));
-      flushByReading = false;
+      report("matmul_bf16_" + shape + "_read_flush", bf16.measure(configFor(m, n, k, 2), Flush::Read));
     }
   }
   // The same products through tensor descriptors (examples::matmulDescriptors: TMA on sm_90a).
