@@ -56,9 +56,10 @@ struct MatmulProblem {
 /// element, or for large problems 4096 random ones and the last row and column.
 template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &device, const MatmulProblem &problem);
 /// The whole MoE layer at `shape` (examples/moe.h), checked: routing against float64, the sorted rows exactly,
-/// the output against a float64 layer over the kernels' routing.
+/// the output against a float64 layer over the kernels' routing. `config`: moeConfig(shape) unless given.
 template <brick::ElementTag T>
-Check runMoe(const brick::runtime::Device &device, const MoeShape &shape, MoeWeights weights = MoeWeights::Host);
+Check runMoe(const brick::runtime::Device &device, const MoeShape &shape, MoeWeights weights = MoeWeights::Host,
+             std::optional<MoeConfig> config = std::nullopt);
 
 /// How the example programs autotune: short trials on a GPU (the examples run as tests too; the default is
 /// 25 + 100 ms), as few host-timed launches as possible on the interpreter, and a prune that keeps the candidates

@@ -8,7 +8,7 @@
 //                  (token, k) pairs among its own pairs of that expert.
 //   2. moe_align:  from those counts, every expert's rows padded to BLOCK_M, the sorted pair ids (each expert's
 //                  pairs in token order, then the invalid id T * topk as padding), the expert of each block of
-//                  BLOCK_M sorted rows, and the padded total. Positions come from counts and ranks, not
+//                  BLOCK_M sorted rows and the run of blocks that expert has, and the padded total. Positions come from counts and ranks, not
 //                  atomics, so the order is the same on every run.
 //   3. moe_gate_up: grouped GEMM 1: for each block of sorted rows, the gathered token rows times the block's
 //                  expert's gate and up projections (w13 [E, 2I, H]: gate rows, then up rows), with
@@ -102,10 +102,13 @@ template <ElementTag T = bf16> auto moeRoute() {
 }
 
 /// Launch one program per routing program (numRouteBlocks = cdiv(T, BLOCK_T), the same BLOCK_T). Program p
-/// places its pairs; the last one writes the padding, program 0 the expert of every block and the total.
+/// places its pairs; the last one writes the padding, program 0 the expert of every block, its run (blockRuns:
+/// [2 * maxBlocks], the first block of the block's expert and the block after its last; a block past the total is
+/// a run of its own) and the total.
 inline auto moeAlign() {
   return kernel("moe_align", [](Ptr<i32> topkIds, Ptr<i32> blockCounts, Ptr<i32> pairRanks, Ptr<i32> sortedPairIds,
-                                Ptr<i32> blockExpert, Ptr<i32> totalPadded, Int tokens, Int numRouteBlocks,
+                                Ptr<i32> blockExpert, Ptr<i32> blockRuns, Ptr<i32> totalPadded, Int tokens,
+                                Int numRouteBlocks,
                                 Int maxBlocks, Const<int> E, Const<int> TOPK, Const<int> BLOCK_T,
                                 Const<int> BLOCK_M, Const<int> CHUNK) {
     Int program = program_id(0);
@@ -142,30 +145,52 @@ inline auto moeAlign() {
     });
 
     // Program 0: the expert of each block of sorted rows (experts whose runs end at or before the block's start
-    // come before it), and the padded total.
+    // come before it) and that expert's run of blocks, and the padded total.
     if_(program == 0, [&] {
+      Tensor totalRows = sum(padded, 0);
       for_range(0, cdiv(maxBlocks, CHUNK), 1, [&](Int chunk) {
         Tensor blocks = chunk * CHUNK + arange(0, CHUNK);
-        Tensor owner = sum((ends.row() <= (blocks * BLOCK_M).column()).to<i32>(), 1);
-        store(blockExpert + blocks, minimum(owner, E.value() - 1), blocks < maxBlocks);
+        Tensor owner = minimum(sum((ends.row() <= (blocks * BLOCK_M).column()).to<i32>(), 1), E.value() - 1);
+        Tensor inside = blocks < maxBlocks, live = blocks * BLOCK_M < totalRows;
+        store(blockExpert + blocks, owner, inside);
+        store(blockRuns + blocks * 2, where(live, gather(starts, owner, 0) / BLOCK_M, blocks), inside);
+        store(blockRuns + blocks * 2 + 1, where(live, gather(ends, owner, 0) / BLOCK_M, blocks + 1), inside);
       });
-      store(totalPadded, sum(padded, 0));
+      store(totalPadded, totalRows);
     });
   });
 }
 
-/// What both grouped GEMMs start with: the program's block of sorted rows and tile of N columns (grouped order
-/// over maxBlocks x cdiv(N, blockN)), the block's pair ids (the invalid id past the padded total), which of them
-/// are real, the block's expert (in i64: expert offsets exceed 2^31 elements in large models), and the K steps to
-/// run (none for a block past the padded total, which the GEMM reads from memory).
+/// What both grouped GEMMs start with: the program's block of sorted rows and tile of N columns, the block's pair
+/// ids (the invalid id past the padded total), which of them are real, the block's expert (in i64: expert offsets
+/// exceed 2^31 elements in large models), and the K steps to run (none for a block past the padded total, which
+/// the GEMM reads from memory).
+///
+/// Tiles go in grouped order within each expert's run of blocks: program p of the row-major order lies in block
+/// b = p / tilesN, whose expert's run [first, end) is cut evenly into groups of at most groupM blocks; the programs
+/// of a group take its blocks fastest, then N. Programs running together then share one expert's tiles of weights (each
+/// read from memory once) and its few blocks of rows, where groups across experts' boundaries read weights twice.
 struct MoeBlock {
   Int tileM, tileN;
   Tensor pairs, realPair, expert, kTiles;
 };
-inline MoeBlock moeBlock(const Ptr<i32> &sortedPairIds, const Ptr<i32> &blockExpert, const Ptr<i32> &totalPadded,
-                         const Int &maxBlocks, const Int &N, const Int &K, const Int &numPairs, int blockM, int blockN,
-                         int blockK, int groupM) {
-  auto [tileM, tileN] = grouped_tile(program_id(0), maxBlocks, cdiv(N, blockN), groupM);
+inline MoeBlock moeBlock(const Ptr<i32> &sortedPairIds, const Ptr<i32> &blockExpert, const Ptr<i32> &blockRuns,
+                         const Ptr<i32> &totalPadded, const Int &N, const Int &K, const Int &numPairs, int blockM,
+                         int blockN, int blockK, int groupM) {
+  Int program = program_id(0), tilesN = cdiv(N, blockN);
+  Int block = program / tilesN;
+  Int first = load(blockRuns + block * 2), end = load(blockRuns + block * 2 + 1);
+  // The run's blocks split evenly: `groups` groups, the first `longer` of them one block longer than the rest.
+  Int runBlocks = end - first;
+  Int groups = cdiv(runBlocks, groupM);
+  Int shortRows = runBlocks / groups, longer = runBlocks % groups;
+  Int offset = block - first, longBlocks = longer * (shortRows + 1);
+  Bool inLong = offset < longBlocks;
+  Int groupStart = first + where(inLong, offset / (shortRows + 1) * (shortRows + 1),
+                                 longBlocks + (offset - longBlocks) / shortRows * shortRows);
+  Int groupRows = shortRows + inLong.to<i32>();
+  Int inGroup = program - groupStart * tilesN;
+  Int tileM = groupStart + inGroup % groupRows, tileN = inGroup / groupRows;
   Tensor live = tileM * blockM < load(totalPadded);
   Tensor pairs = load(sortedPairIds + tileM * blockM + arange(0, blockM), live, numPairs);
   Tensor expert = load(blockExpert + tileM, live, 0).to<i64>();
@@ -177,12 +202,12 @@ inline MoeBlock moeBlock(const Ptr<i32> &sortedPairIds, const Ptr<i32> &blockExp
 /// Launch maxBlocks * cdiv(I, BLOCK_N) programs.
 template <ElementTag T = bf16> auto moeGateUp() {
   return kernel("moe_gate_up", [](Ptr<T> a, Ptr<T> w13, Ptr<T> h, Ptr<i32> sortedPairIds, Ptr<i32> blockExpert,
-                                  Ptr<i32> totalPadded, Int maxBlocks, Int I, Int K, Int topk, Int numPairs,
+                                  Ptr<i32> blockRuns, Ptr<i32> totalPadded, Int I, Int K, Int topk, Int numPairs,
                                   Int strideAM, Int strideAK, Int strideWE, Int strideWN, Int strideWK, Int strideHM,
                                   Int strideHN, Const<int> BLOCK_M, Const<int> BLOCK_N, Const<int> BLOCK_K,
                                   Const<int> GROUP_M) {
     auto [tileM, tileN, pairs, realPair, expert, kTiles] =
-        moeBlock(sortedPairIds, blockExpert, totalPadded, maxBlocks, I, K, numPairs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M);
+        moeBlock(sortedPairIds, blockExpert, blockRuns, totalPadded, I, K, numPairs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M);
     Tensor cols = (tileN * BLOCK_N + arange(0, BLOCK_N)) % I;
     Tensor ks = arange(0, BLOCK_K);
     Tensor aTile = a + (pairs / topk).column() * strideAM + ks.row() * strideAK;
@@ -208,12 +233,12 @@ template <ElementTag T = bf16> auto moeGateUp() {
 /// [E, N, K]. Launch maxBlocks * cdiv(N, BLOCK_N) programs.
 template <ElementTag T = bf16> auto moeDown() {
   return kernel("moe_down", [](Ptr<T> h, Ptr<T> w2, Ptr<T> y, Ptr<f32> topkWeights, Ptr<i32> sortedPairIds,
-                               Ptr<i32> blockExpert, Ptr<i32> totalPadded, Int maxBlocks, Int N, Int K, Int numPairs,
+                               Ptr<i32> blockExpert, Ptr<i32> blockRuns, Ptr<i32> totalPadded, Int N, Int K, Int numPairs,
                                Int strideHM, Int strideHK, Int strideWE, Int strideWN, Int strideWK, Int strideYM,
                                Int strideYN, Const<int> BLOCK_M, Const<int> BLOCK_N, Const<int> BLOCK_K,
                                Const<int> GROUP_M) {
     auto [tileM, tileN, pairs, realPair, expert, kTiles] =
-        moeBlock(sortedPairIds, blockExpert, totalPadded, maxBlocks, N, K, numPairs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M);
+        moeBlock(sortedPairIds, blockExpert, blockRuns, totalPadded, N, K, numPairs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M);
     Tensor cols = (tileN * BLOCK_N + arange(0, BLOCK_N)) % N;
     Tensor ks = arange(0, BLOCK_K);
     Tensor hTile = h + pairs.column() * strideHM + ks.row() * strideHK;

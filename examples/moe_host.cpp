@@ -37,6 +37,7 @@ MoeConfig moeConfig(const MoeShape &shape) {
     config.blockM = 128;
     config.gateUpN = 128, config.gateUpK = 64, config.gateUpWarps = 8;
     config.downN = 256, config.downK = 64, config.downWarps = 8;
+    config.groupM = 16;
     config.stages = 4;
   }
   config.tuned = true;
@@ -49,9 +50,11 @@ std::vector<brick::TuningConfig> moeCandidates(int blockM, bool gateUp) {
     return {C{{64, 256, 8}, 4, 3}, C{{64, 128, 8}, 4, 4}, C{{32, 256, 8}, 4, 3}, C{{32, 128, 8}, 4, 4}};
   if (blockM == 64)
     return {C{{128, 64, 8}, 8, 4}, C{{128, 64, 8}, 4, 4}, C{{64, 128, 8}, 4, 4}, C{{64, 64, 8}, 4, 4}};
+  // GROUP_M caps the groups an expert's run of blocks is cut into: 16 keeps a Mixtral expert's ~9 blocks of 128
+  // rows (4096 tokens) in one group, where 8 reads its weights twice.
   if (gateUp) // two accumulators: 128 columns each is a 128 x 256 tile
-    return {C{{128, 64, 8}, 8, 4}, C{{128, 64, 8}, 8, 3}, C{{64, 64, 8}, 8, 4}, C{{128, 64, 16}, 8, 4}};
-  return {C{{256, 64, 8}, 8, 4}, C{{128, 64, 8}, 8, 4}, C{{256, 64, 8}, 8, 3}, C{{256, 64, 16}, 8, 4}};
+    return {C{{128, 64, 16}, 8, 4}, C{{128, 64, 16}, 8, 3}, C{{64, 64, 16}, 8, 4}, C{{128, 64, 8}, 8, 4}};
+  return {C{{256, 64, 16}, 8, 4}, C{{128, 64, 16}, 8, 4}, C{{256, 64, 16}, 8, 3}, C{{256, 64, 8}, 8, 4}};
 }
 
 namespace {
@@ -146,7 +149,8 @@ Expected<MoeLayer<T>> MoeLayer<T>::create(const brick::runtime::Device &device, 
                   put(layer.blockCounts_, poisoned(device, routeBlocks * E * 4)),
                   put(layer.pairRanks_, poisoned(device, pairs * 4)),
                   put(layer.sorted_, poisoned(device, blocks * config.blockM * 4)),
-                  put(layer.blockExpert_, poisoned(device, blocks * 4)), put(layer.total_, poisoned(device, 4)),
+                  put(layer.blockExpert_, poisoned(device, blocks * 4)),
+                  put(layer.blockRuns_, poisoned(device, blocks * 2 * 4)), put(layer.total_, poisoned(device, 4)),
                   put(layer.h_, poisoned(device, pairs * I * elementBytes)),
                   put(layer.y_, poisoned(device, pairs * H * elementBytes)),
                   put(layer.out_, poisoned(device, T_ * H * elementBytes))})
@@ -178,7 +182,8 @@ template <brick::ElementTag T> Error MoeLayer<T>::run(const brick::runtime::Stre
                                int(s.sigmoid), int(s.bias), int(s.renormalize)))
     return e;
   if (Error e = k.align.launch(brick::Grid{unsigned(routeBlocks)}, options, *topkIds_, *blockCounts_, *pairRanks_,
-                               *sorted_, *blockExpert_, *total_, s.tokens, routeBlocks, int(maxBlocks()), E, s.topk,
+                               *sorted_, *blockExpert_, *blockRuns_, *total_, s.tokens, routeBlocks, int(maxBlocks()), E,
+                               s.topk,
                                routeTokens, config_.blockM, chunk))
     return e;
   if (Error e = runGateUp(stream))
@@ -189,8 +194,8 @@ template <brick::ElementTag T> Error MoeLayer<T>::run(const brick::runtime::Stre
   const unsigned blocks = unsigned(maxBlocks());
   // Through the tuner (tiles from its choice) or with config_'s tiles.
   auto launchDown = [&](const auto &launcher, const auto &grid, auto blockN, auto blockK, auto groupM) {
-    return launcher.launch(grid, down, *h_, *w2Buffer_, *y_, *topkWeights_, *sorted_, *blockExpert_, *total_,
-                           int(blocks), H, I, pairs, I, 1, H * I, I, 1, H, 1, config_.blockM, blockN, blockK, groupM);
+    return launcher.launch(grid, down, *h_, *w2Buffer_, *y_, *topkWeights_, *sorted_, *blockExpert_, *blockRuns_,
+                           *total_, H, I, pairs, I, 1, H * I, I, 1, H, 1, config_.blockM, blockN, blockK, groupM);
   };
   using brick::fromConfig;
   if (Error e = config_.tuned
@@ -216,7 +221,7 @@ template <brick::ElementTag T> Error MoeLayer<T>::runGateUp(const brick::runtime
   const auto &kernel = kernels<T>().gateUp;
   // Through the tuner (tiles from its choice) or with config_'s tiles.
   auto launchGateUp = [&](const auto &launcher, const auto &grid, auto blockN, auto blockK, auto groupM) {
-    return launcher.launch(grid, options, *aBuffer_, *w13Buffer_, *h_, *sorted_, *blockExpert_, *total_, int(blocks),
+    return launcher.launch(grid, options, *aBuffer_, *w13Buffer_, *h_, *sorted_, *blockExpert_, *blockRuns_, *total_,
                            I, H, s.topk, int(s.pairs()), H, 1, 2 * I * H, H, 1, I, 1, config_.blockM, blockN, blockK,
                            groupM);
   };
@@ -261,6 +266,7 @@ template <brick::ElementTag T> double MoeLayer<T>::check(std::string &failure) c
   const size_t blocks = size_t(maxBlocks()), blockM = size_t(config_.blockM);
   std::vector<int32_t> sorted = host::download<int32_t>(*sorted_, blocks * blockM, failure);
   std::vector<int32_t> blockExpert = host::download<int32_t>(*blockExpert_, blocks, failure);
+  std::vector<int32_t> blockRuns = host::download<int32_t>(*blockRuns_, blocks * 2, failure);
   auto outStored = host::download<typename Memory<T>::Stored>(*out_, T_ * H, failure);
   if (!failure.empty())
     return 0;
@@ -304,7 +310,8 @@ template <brick::ElementTag T> double MoeLayer<T>::check(std::string &failure) c
   }
 
   // Alignment: each expert's pairs in pair order, padded with the invalid id to a multiple of BLOCK_M.
-  std::vector<int32_t> wantSorted, wantExpert;
+  // Each block's run: its expert's blocks [first, end); a block past the total is a run of its own.
+  std::vector<int32_t> wantSorted, wantExpert, wantRuns;
   for (size_t e = 0; e < E; ++e) {
     size_t start = wantSorted.size();
     for (size_t p = 0; p < pairs; ++p)
@@ -312,9 +319,13 @@ template <brick::ElementTag T> double MoeLayer<T>::check(std::string &failure) c
         wantSorted.push_back(int32_t(p));
     while ((wantSorted.size() - start) % blockM)
       wantSorted.push_back(int32_t(pairs));
-    for (size_t b = start; b < wantSorted.size(); b += blockM)
+    for (size_t b = start; b < wantSorted.size(); b += blockM) {
       wantExpert.push_back(int32_t(e));
+      wantRuns.insert(wantRuns.end(), {int32_t(start / blockM), int32_t(wantSorted.size() / blockM)});
+    }
   }
+  for (size_t b = wantExpert.size(); b < blocks; ++b)
+    wantRuns.insert(wantRuns.end(), {int32_t(b), int32_t(b + 1)});
   if (size_t(total) != wantSorted.size())
     return fail("padded total " + std::to_string(total) + ", expected " + std::to_string(wantSorted.size()));
   if (wantExpert.size() > blocks)
@@ -327,6 +338,11 @@ template <brick::ElementTag T> double MoeLayer<T>::check(std::string &failure) c
     if (blockExpert[b] != wantExpert[b])
       return fail("block " + std::to_string(b) + " has expert " + std::to_string(blockExpert[b]) + ", expected " +
                   std::to_string(wantExpert[b]));
+  for (size_t b = 0; b < blocks; ++b)
+    if (blockRuns[2 * b] != wantRuns[2 * b] || blockRuns[2 * b + 1] != wantRuns[2 * b + 1])
+      return fail("block " + std::to_string(b) + " is in the run [" + std::to_string(blockRuns[2 * b]) + ", " +
+                  std::to_string(blockRuns[2 * b + 1]) + "), expected [" + std::to_string(wantRuns[2 * b]) + ", " +
+                  std::to_string(wantRuns[2 * b + 1]) + ")");
 
   // The layer over that routing, in float64 (h rounded to T as the device stores it), for every token or, with
   // device weights, 4 spread over the batch, one expert at a time (a model's expert is hundreds of MB).
@@ -397,8 +413,9 @@ template class MoeLayer<brick::bf16>;
 template class MoeLayer<brick::f16>;
 
 template <brick::ElementTag T>
-Check runMoe(const brick::runtime::Device &device, const MoeShape &shape, MoeWeights weights) {
-  const MoeConfig config = moeConfig(shape);
+Check runMoe(const brick::runtime::Device &device, const MoeShape &shape, MoeWeights weights,
+             std::optional<MoeConfig> chosen) {
+  const MoeConfig config = chosen ? *chosen : moeConfig(shape);
   std::string what = std::string(std::is_same_v<T, brick::bf16> ? "bf16" : "f16") + " moe T=" +
                      std::to_string(shape.tokens) + " E=" + std::to_string(shape.experts) + " top-" +
                      std::to_string(shape.topk) + " H=" + std::to_string(shape.hidden) +
@@ -417,7 +434,8 @@ Check runMoe(const brick::runtime::Device &device, const MoeShape &shape, MoeWei
   return check;
 }
 
-template Check runMoe<brick::bf16>(const brick::runtime::Device &, const MoeShape &, MoeWeights);
-template Check runMoe<brick::f16>(const brick::runtime::Device &, const MoeShape &, MoeWeights);
+template Check runMoe<brick::bf16>(const brick::runtime::Device &, const MoeShape &, MoeWeights,
+                                   std::optional<MoeConfig>);
+template Check runMoe<brick::f16>(const brick::runtime::Device &, const MoeShape &, MoeWeights, std::optional<MoeConfig>);
 
 } // namespace examples

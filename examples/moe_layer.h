@@ -84,7 +84,7 @@ private:
   std::vector<float> logits_, bias_, a_, w13_, w2_; // rounded to T, as the device holds them
   std::optional<brick::runtime::DeviceBuffer> logitsBuffer_, biasBuffer_, aBuffer_, w13Buffer_, w2Buffer_;
   std::optional<brick::runtime::DeviceBuffer> topkIds_, topkWeights_, blockCounts_, pairRanks_, sorted_, blockExpert_,
-      total_, h_, y_, out_;
+      blockRuns_, total_, h_, y_, out_;
 };
 
 } // namespace examples

@@ -239,6 +239,12 @@ TEST_P(Examples, MoeLayer) {
   // Weights made on the device by random_fill, checked through 4 sampled tokens and their experts read back.
   EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 20, .experts = 8, .topk = 2, .hidden = 64, .intermediate = 64},
                              examples::MoeWeights::Device));
+  // Experts' runs of ~10 blocks cut into groups of at most 3 (3, 3, 2, 2: the tile order within runs), and blocks
+  // past the padded total.
+  examples::MoeConfig grouped{.blockM = 16, .gateUpN = 32, .gateUpK = 32, .downN = 32, .downK = 32, .groupM = 3,
+                              .stages = 2};
+  EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 300, .experts = 2, .topk = 1, .hidden = 64, .intermediate = 48},
+                             examples::MoeWeights::Host, grouped));
   if (GetParam() == Where::Interpreter)
     return;
   // The middle and the prefill configs (64- and 128-row blocks, wgmma on an H100), 2 of 8 and 8 of 256 experts.

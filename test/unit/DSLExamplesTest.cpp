@@ -72,22 +72,22 @@ TEST(Examples, MoeLayerBuilds) {
   gemm[18] = 16, gemm[19] = 64, gemm[20] = 128, gemm[21] = 1; // BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M
   auto gateUp = countOps(examples::moeGateUp<bf16>(), gemm);
   EXPECT_EQ(gateUp["brick.dot"], 2);  // gate and up share A's block
-  EXPECT_EQ(gateUp["brick.load"], 6); // total, pair ids, block expert, A, gate, up
+  EXPECT_EQ(gateUp["brick.load"], 8); // the block's run (2), total, pair ids, block expert, A, gate, up
   EXPECT_EQ(gateUp["brick.store"], 1);
   auto down = countOps(examples::moeDown<bf16>(), gemm);
   EXPECT_EQ(down["brick.dot"], 1);
-  EXPECT_EQ(down["brick.load"], 6); // total, pair ids, block expert, h, w2, routing weights
+  EXPECT_EQ(down["brick.load"], 8); // the block's run (2), total, pair ids, block expert, h, w2, routing weights
   Specialization route(14, dyn);
   route[8] = 8, route[9] = 2, route[10] = 16, route[11] = 0, route[12] = 0, route[13] = 1; // E, TOPK, BLOCK_T, SIGMOID, HAS_BIAS, RENORMALIZE
   auto routing = countOps(examples::moeRoute<bf16>(), route);
   EXPECT_GT(routing["brick.reduce"], 0);
   EXPECT_EQ(routing["brick.store"], 3 * 2 + 1); // ids, weights and ranks per choice, and the block's counts
-  Specialization align(14, dyn);
-  align[9] = 8, align[10] = 2, align[11] = 16, align[12] = 64, align[13] = 32;
+  Specialization align(15, dyn);
+  align[10] = 8, align[11] = 2, align[12] = 16, align[13] = 64, align[14] = 32;
   auto aligning = countOps(examples::moeAlign(), align);
-  EXPECT_EQ(aligning["scf.if"], 2);  // the last program's padding; program 0's block experts and total
+  EXPECT_EQ(aligning["scf.if"], 2);  // the last program's padding; program 0's block experts, runs and total
   EXPECT_EQ(aligning["scf.for"], 3); // counts over routing programs, padding slots, blocks
-  EXPECT_EQ(aligning["brick.gather"], 1); // each pair's expert start
+  EXPECT_EQ(aligning["brick.gather"], 3); // each pair's expert start; each block's run's first and end
 }
 
 TEST(Examples, SpecializationHintsReachTheIR) {
