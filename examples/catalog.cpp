@@ -32,6 +32,11 @@ const std::vector<Example> &catalog() {
     return {Arg::descriptor({m, k}, {16, 16}), Arg::descriptor({k, n}, {16, 16}), Arg::descriptor({m, n}, {16, 16}),
             aligned, aligned, aligned, m, n, k, group};
   };
+  // matmul_descriptors_transposed_b's B blocks are BLOCK_N x BLOCK_K.
+  auto descriptorMatmulTransposedB = [](int64_t m, int64_t n, int64_t k, int64_t group) -> brick::Specialization {
+    return {Arg::descriptor({m, k}, {16, 16}), Arg::descriptor({n, k}, {16, 16}), Arg::descriptor({m, n}, {16, 16}),
+            aligned, aligned, aligned, m, n, k, group};
+  };
   static const std::vector<Example> examples = [&] {
     std::vector<Example> list = {
       make("vector_add", "out = x + y (f32, BLOCK = 1024)", vectorAdd(), {aligned, aligned, aligned, aligned, 1024}),
@@ -43,6 +48,11 @@ const std::vector<Example> &catalog() {
       make("matmul_descriptors", "C = A * B through tensor descriptors (f16, 128x128x32 blocks, 4 warps, 4 stages)",
            matmulDescriptors<brick::f16>(), descriptorMatmul(128, 128, 32, 8), MatmulConfig{}.warps,
            MatmulConfig{}.stages),
+      make("matmul_descriptors_transposed_b",
+           "C = A * B^T through tensor descriptors, B stored N x K as a weight (f16, 128x128x32 blocks, 4 warps, 4 "
+           "stages)",
+           matmulDescriptorsTransposedB<brick::f16>(), descriptorMatmulTransposedB(128, 128, 32, 8),
+           MatmulConfig{}.warps, MatmulConfig{}.stages),
       make("matmul_persistent",
            "C = A * B, persistent (a program per SM takes tiles in turn), through tensor descriptors (f16, "
            "128x128x32 blocks, 4 warps, 4 stages)",
@@ -65,6 +75,10 @@ const std::vector<Example> &catalog() {
       if (example.name == "matmul_descriptors" || example.name == "matmul_persistent")
         example.withConstants = [descriptorMatmul](const std::vector<int64_t> &c) {
           return c.size() == 4 ? descriptorMatmul(c[0], c[1], c[2], c[3]) : brick::Specialization();
+        };
+      else if (example.name == "matmul_descriptors_transposed_b")
+        example.withConstants = [descriptorMatmulTransposedB](const std::vector<int64_t> &c) {
+          return c.size() == 4 ? descriptorMatmulTransposedB(c[0], c[1], c[2], c[3]) : brick::Specialization();
         };
     return list;
   }();

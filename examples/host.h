@@ -49,7 +49,7 @@ struct MatmulProblem {
   brick::Precision precision = brick::Precision::TF32;     // for f32 inputs
   std::optional<MatmulConfig> config;                      // default: matmulConfig(m, n, k, ...)
   unsigned targetCapability = 0;                           // LaunchOptions::targetCapability
-  bool descriptors = false;                                // matmulDescriptors (no transposes; 16-byte row strides)
+  bool descriptors = false; // matmulDescriptors (16-byte row strides; transposeB: matmulDescriptorsTransposedB)
   bool persistent = false;                                 // matmulPersistent (as descriptors), one program per SM
 };
 /// C = A * B with A and B of T (f16, bf16, f32: C the same; i8: C is i32), checked against float64: every

@@ -64,6 +64,25 @@ template <ElementTag T = f16, ElementTag Out = T> auto matmulDescriptors(Precisi
   });
 }
 
+/// The same product with B stored N x K (a weight as nn.Linear keeps it: y = x * W^T, rows contiguous along K),
+/// through a descriptor of BLOCK_N x BLOCK_K blocks; the dot takes each block transposed. On sm_90a wgmma reads
+/// that block in place, from the buffer TMA fills. Launch as matmulDescriptors.
+template <ElementTag T = f16, ElementTag Out = T> auto matmulDescriptorsTransposedB(Precision precision = Precision::TF32) {
+  using Accumulator = std::conditional_t<std::is_same_v<T, i8>, i32, f32>;
+  return kernel("matmul_descriptors_transposed_b", [precision](TensorDescriptor<T, 2> a, TensorDescriptor<T, 2> b,
+                                                               TensorDescriptor<Out, 2> c, Int M, Int N, Int K,
+                                                               Const<int> BLOCK_M, Const<int> BLOCK_N,
+                                                               Const<int> BLOCK_K, Const<int> GROUP_M) {
+    auto [tileM, tileN] = grouped_tile(program_id(0), cdiv(M, BLOCK_M), cdiv(N, BLOCK_N), GROUP_M);
+    Int row = tileM * BLOCK_M, column = tileN * BLOCK_N;
+    Tensor acc = zeros<Accumulator>({BLOCK_M, BLOCK_N});
+    for_range(0, cdiv(K, BLOCK_K), 1, carry(acc), [&](Int k) {
+      acc = dot(a.load({row, k * BLOCK_K}), b.load({column, k * BLOCK_K}).trans(), acc, precision);
+    });
+    c.store({row, column}, acc);
+  });
+}
+
 /// The same product as a persistent kernel: launch as many programs as the GPU runs at once (one per SM); each
 /// takes tiles program_id, program_id + num_programs, ... in the grouped order. With warp specialization (sm_90a)
 /// the producer warpgroup fills the next tile's slots while the consumers store this one.

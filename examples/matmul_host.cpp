@@ -47,6 +47,15 @@ template <brick::ElementTag T> auto &matmulPersistentKernel(Precision precision)
   return kernels[static_cast<int>(precision)];
 }
 
+template <brick::ElementTag T> auto &matmulDescriptorsTransposedBKernel(Precision precision) {
+  using Out = typename MatmulTraits<T>::Out;
+  using Kernel = decltype(matmulDescriptorsTransposedB<T, Out>());
+  static std::array<Kernel, 3> kernels = {matmulDescriptorsTransposedB<T, Out>(Precision::IEEE),
+                                          matmulDescriptorsTransposedB<T, Out>(Precision::TF32),
+                                          matmulDescriptorsTransposedB<T, Out>(Precision::TF32x3)};
+  return kernels[static_cast<int>(precision)];
+}
+
 template <brick::ElementTag T> auto &matmulDescriptorsKernel(Precision precision) {
   using Out = typename MatmulTraits<T>::Out;
   using Kernel = decltype(matmulDescriptors<T, Out>());
@@ -160,9 +169,9 @@ template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &dev
     check.what += ", warp-specialized";
   if (problem.descriptors || problem.persistent)
     check.what += problem.persistent ? ", persistent, through tensor descriptors" : ", through tensor descriptors";
-  if (problem.descriptors || problem.persistent)
-    if (problem.transposeA || problem.transposeB)
-      return check.failure = "matmulDescriptors takes A and B untransposed", check;
+  // Through descriptors B may be stored N x K (matmulDescriptorsTransposedB); A is M x K.
+  if ((problem.descriptors || problem.persistent) && (problem.transposeA || (problem.persistent && problem.transposeB)))
+    return check.failure = "matmulDescriptors takes A untransposed (and matmulPersistent B too)", check;
   // Without a config of its own, the problem launches through the autotuner.
   auto autotuned = [&]() -> brick::runtime::Error {
     using brick::fromConfig;
@@ -173,7 +182,8 @@ template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &dev
       return brick::Grid{unsigned(((m + c.get(0) - 1) / c.get(0)) * ((n + c.get(1) - 1) / c.get(1)))};
     };
     auto a = TensorDescriptorArg::of(*da, {m, k}, {aStride, 1}, {}).blocksFromConfig({0, 2});
-    auto b = TensorDescriptorArg::of(*db, {k, n}, {bStride, 1}, {}).blocksFromConfig({2, 1});
+    auto b = problem.transposeB ? TensorDescriptorArg::of(*db, {n, k}, {bStride, 1}, {}).blocksFromConfig({1, 2})
+                                : TensorDescriptorArg::of(*db, {k, n}, {bStride, 1}, {}).blocksFromConfig({2, 1});
     auto c = TensorDescriptorArg::of(*dc, {m, n}, {cStride, 1}, {}).blocksFromConfig({0, 1});
     std::vector<int64_t> key = {m, n, k};
     if (problem.persistent) {
@@ -182,6 +192,14 @@ template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &dev
         return brick::Grid{std::min(tiles(config).x, unsigned(std::max(4, device.multiprocessors())))};
       };
       brick::runtime::Error e = tuned.launch(programs, tunedOptions, a, b, c, m, n, k, fromConfig, fromConfig,
+                                             fromConfig, fromConfig);
+      check.what += chosenFor(tuned, key);
+      return e;
+    }
+    if (problem.descriptors && problem.transposeB) {
+      auto &tuned =
+          autotunedMatmul(matmulDescriptorsTransposedBKernel<T>(problem.precision), device, elementBytes, capability);
+      brick::runtime::Error e = tuned.launch(tiles, tunedOptions, a, b, c, m, n, k, fromConfig, fromConfig,
                                              fromConfig, fromConfig);
       check.what += chosenFor(tuned, key);
       return e;
@@ -212,6 +230,15 @@ template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &dev
           .launch(brick::Grid{programs}, options,
                   TensorDescriptorArg::of(*da, {m, k}, {aStride, 1}, {config.blockM, config.blockK}),
                   TensorDescriptorArg::of(*db, {k, n}, {bStride, 1}, {config.blockK, config.blockN}),
+                  TensorDescriptorArg::of(*dc, {m, n}, {cStride, 1}, {config.blockM, config.blockN}), m, n, k,
+                  config.blockM, config.blockN, config.blockK, config.groupM);
+    }
+    if (problem.descriptors && problem.transposeB) {
+      using brick::TensorDescriptorArg;
+      return matmulDescriptorsTransposedBKernel<T>(problem.precision)
+          .launch(brick::Grid{config.programs(m, n)}, options,
+                  TensorDescriptorArg::of(*da, {m, k}, {aStride, 1}, {config.blockM, config.blockK}),
+                  TensorDescriptorArg::of(*db, {n, k}, {bStride, 1}, {config.blockN, config.blockK}),
                   TensorDescriptorArg::of(*dc, {m, n}, {cStride, 1}, {config.blockM, config.blockN}), m, n, k,
                   config.blockM, config.blockN, config.blockK, config.groupM);
     }

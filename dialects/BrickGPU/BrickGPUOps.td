@@ -74,6 +74,25 @@ def BrickGPU_MemDescIndexOp : BrickGPU_Op<"memdesc_index", [Pure]> {
   let hasVerifier = 1;
 }
 
+def BrickGPU_MemDescTransOp : BrickGPU_Op<"memdesc_trans", [Pure]> {
+  let summary = "A 2-D shared-memory buffer seen with its dimensions swapped";
+  let description = [{
+    `brickgpu.memdesc_trans %b : !brickgpu.memdesc<128x64xf16, #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>
+    -> !brickgpu.memdesc<64x128xf16, #brickgpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>>` is the same bytes:
+    element (i, j) of the result is element (j, i) of the source, and the layout's order is swapped with the
+    dimensions. A wgmma dot reads a transposed block (a [N, K] weight's block as the K x N operand of x * W^T) in
+    place, contiguous along K either way.
+  }];
+  let arguments = (ins BrickGPU_MemDescType:$src);
+  let results = (outs BrickGPU_MemDescType:$result);
+  let assemblyFormat = "$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The transposed view of `type` (2-D, #nvmma_shared), or a null type when it has no such view.
+    static MemDescType transposed(MemDescType type);
+  }];
+}
+
 def BrickGPU_AsyncCopyGlobalToLocalOp : BrickGPU_Op<"async_copy_global_to_local",
     [MemoryEffects<[MemRead, MemWrite<BrickGPU_SharedMemory>]>]> {
   let summary = "Start copying a block from global memory into a shared-memory buffer (cp.async)";

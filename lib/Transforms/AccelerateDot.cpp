@@ -125,6 +125,43 @@ Value toDotOperand(OpBuilder &builder, Location loc, Value operand, unsigned opI
   return brickgpu::LocalLoadOp::create(builder, loc, withEncoding(type, encoding), buffer);
 }
 
+/// The block a wgmma operand transposes (`brick.trans` of a 2-D block, through layout conversions), or null.
+/// The dot then reads that block's buffer through a transposed view (brickgpu.memdesc_trans): a [N, K] weight's
+/// block, contiguous along K, is the K x N operand of x * W^T with no copy, and a descriptor's block keeps TMA.
+Value transposedBlock(Value operand) {
+  while (auto convert = operand.getDefiningOp<ConvertLayoutOp>())
+    operand = convert.getSrc();
+  auto trans = operand.getDefiningOp<TransOp>();
+  if (!trans || cast<RankedTensorType>(trans.getType()).getRank() != 2)
+    return {};
+  return trans.getSrc();
+}
+
+/// `operand` as a wgmma reads it: a buffer of layout `layout` (in the operand's dimensions), or a transposed view
+/// of the transposed block's buffer.
+Value toWgmmaOperand(OpBuilder &builder, Location loc, Value operand, brickgpu::NVMMASharedEncodingAttr layout) {
+  Value block = transposedBlock(operand);
+  if (!block)
+    return toSharedBuffer(builder, loc, operand, layout);
+  auto viewType = brickgpu::MemDescType::get(builder.getContext(), cast<RankedTensorType>(operand.getType()).getShape(),
+                                             getElementTypeOrSelf(operand.getType()), layout);
+  ArrayRef<unsigned> order = layout.getOrder();
+  auto stored = brickgpu::NVMMASharedEncodingAttr::get(builder.getContext(), layout.getSwizzle(),
+                                                       {1 - order[0], 1 - order[1]});
+  Value buffer = toSharedBuffer(builder, loc, block, stored);
+  return brickgpu::MemDescTransOp::create(builder, loc, viewType, buffer);
+}
+
+/// Erases `value`'s op, and what computed it, while nothing else uses them (a transpose a dot no longer reads).
+void eraseUnused(Value value) {
+  while (Operation *op = value.getDefiningOp()) {
+    if (!op->use_empty() || !isa<ConvertLayoutOp, TransOp>(op))
+      return;
+    value = op->getOperand(0);
+    op->erase();
+  }
+}
+
 /// How a dot goes on wgmma: the accumulator's layout and each operand's buffer layout.
 struct WgmmaPlan {
   MmaEncodingAttr mma;
@@ -171,8 +208,12 @@ std::optional<WgmmaPlan> planWgmma(DotOp dot, unsigned numWarps) {
   // whole swizzle rows; one contiguous along M or N (16-bit only: wgmma transposes those) also needs each
   // instruction tile (64 rows of a, instrN columns of b) to be whole swizzle columns.
   auto shared = [&](Value operand, unsigned kDim, int64_t tileAlongOther) -> brickgpu::NVMMASharedEncodingAttr {
-    auto [source, order] = storageSource(operand);
-    auto type = cast<RankedTensorType>(source.getType());
+    // A transposed block is stored as it was loaded; its order, in the operand's dimensions, is swapped.
+    Value block = transposedBlock(operand);
+    auto [source, order] = storageSource(block ? block : operand);
+    if (block)
+      order = {1 - order[0], 1 - order[1]};
+    auto type = cast<RankedTensorType>(operand.getType());
     bool kMajor = order[0] == kDim;
     if (!kMajor && !sixteenBit)
       return {};
@@ -182,10 +223,16 @@ std::optional<WgmmaPlan> planWgmma(DotOp dot, unsigned numWarps) {
       return {};
     // A descriptor block kept for TMA lands in the layout its tensor map gives; wgmma reads it there when that
     // swizzle also divides each instruction tile (the pipeline then copies straight into the operand's ring).
-    if (source.getDefiningOp<DescriptorLoadOp>())
-      if (auto tma = brickgpu::getTMALayout(context, type.getShape(), type.getElementType());
-          tma && tma.getOrder() == ArrayRef<unsigned>(order) && (kMajor || (tileAlongOther * bytes) % tma.getSwizzle() == 0))
-        return tma;
+    if (source.getDefiningOp<DescriptorLoadOp>()) {
+      auto sourceType = cast<RankedTensorType>(source.getType());
+      SmallVector<unsigned> sourceOrder(order);
+      if (block)
+        sourceOrder = {1 - order[0], 1 - order[1]};
+      if (auto tma = brickgpu::getTMALayout(context, sourceType.getShape(), sourceType.getElementType());
+          tma && tma.getOrder() == ArrayRef<unsigned>(sourceOrder) &&
+          (kMajor || (tileAlongOther * bytes) % tma.getSwizzle() == 0))
+        return brickgpu::NVMMASharedEncodingAttr::get(context, tma.getSwizzle(), order);
+    }
     return brickgpu::NVMMASharedEncodingAttr::get(context, swizzle, order);
   };
   WgmmaPlan plan;
@@ -248,13 +295,16 @@ struct AccelerateDotPass : impl::BrickGPUAccelerateDotBase<AccelerateDotPass> {
         OpBuilder builder(dot);
         Location loc = dot.getLoc();
         auto c = cast<RankedTensorType>(dot.getType());
-        Value a = toSharedBuffer(builder, loc, dot.getA(), wgmmaPlan->aShared);
-        Value b = toSharedBuffer(builder, loc, dot.getB(), wgmmaPlan->bShared);
+        Value a = toWgmmaOperand(builder, loc, dot.getA(), wgmmaPlan->aShared);
+        Value b = toWgmmaOperand(builder, loc, dot.getB(), wgmmaPlan->bShared);
         Value accumulator = ConvertLayoutOp::create(builder, loc, withEncoding(c, wgmmaPlan->mma), dot.getC());
         auto accelerated = brickgpu::WarpGroupDotOp::create(builder, loc, withEncoding(c, wgmmaPlan->mma), a, b,
                                                             accumulator, dot.getInputPrecision(), /*isAsync=*/false);
         dot.replaceAllUsesWith(ConvertLayoutOp::create(builder, loc, c, accelerated.getResult()).getResult());
+        Value oldA = dot.getA(), oldB = dot.getB();
         dot.erase();
+        eraseUnused(oldA);
+        eraseUnused(oldB);
         continue;
       }
       std::optional<unsigned> kWidth = computeCapability >= 80 ? mmaKWidth(dot) : std::nullopt;

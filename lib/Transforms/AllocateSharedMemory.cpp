@@ -59,10 +59,10 @@ struct AllocateSharedMemoryPass : impl::BrickGPUAllocateSharedMemoryBase<Allocat
           Operation *ancestor = op->getBlock()->findAncestorOpInBlock(*user);
           last = std::max(last, ancestor ? end[ancestor] : end[user]);
         };
-        // Slots of a ring (memdesc_index) are the ring: their users keep it too.
+        // Slots of a ring (memdesc_index) and views (memdesc_trans) are the buffer: their users keep it too.
         SmallVector<Operation *> users(alloc->getUsers());
         for (size_t i = 0; i < users.size(); ++i)
-          if (isa<brickgpu::MemDescIndexOp>(users[i]))
+          if (isa<brickgpu::MemDescIndexOp, brickgpu::MemDescTransOp>(users[i]))
             llvm::append_range(users, users[i]->getUsers());
         for (Operation *user : users) {
           keepUntil(user);

@@ -101,8 +101,12 @@ LocalAllocOp copyTarget(LoadOp load, const ModuleAxisInfo &axisInfo) {
 /// dot reading a prefetched buffer cannot (then every dot stays synchronous).
 SmallVector<brickgpu::WarpGroupDotOp> asyncDots(scf::ForOp loop, ArrayRef<Prefetched> loads) {
   SmallVector<brickgpu::WarpGroupDotOp> dots;
-  for (const Prefetched &p : loads)
-    for (Operation *user : p.alloc->getUsers()) {
+  for (const Prefetched &p : loads) {
+    SmallVector<Operation *> users(p.alloc->getUsers());
+    for (size_t i = 0; i < users.size(); ++i) // through transposed views
+      if (isa<brickgpu::MemDescTransOp>(users[i]))
+        llvm::append_range(users, users[i]->getUsers());
+    for (Operation *user : users) {
       auto dot = dyn_cast<brickgpu::WarpGroupDotOp>(user);
       if (!dot || llvm::is_contained(dots, dot))
         continue;
@@ -110,7 +114,8 @@ SmallVector<brickgpu::WarpGroupDotOp> asyncDots(scf::ForOp loop, ArrayRef<Prefet
       // a buffer written in the loop body (a descriptor block left for brickgpu-lower-descriptor-loads) would be
       // overwritten while the dot in flight still reads it.
       for (Value operand : {dot.getA(), dot.getB()}) {
-        bool prefetched = llvm::any_of(loads, [&](Prefetched q) { return q.alloc.getResult() == operand; });
+        bool prefetched = llvm::any_of(
+            loads, [&](Prefetched q) { return q.alloc.getResult() == brickgpu::underlyingBuffer(operand); });
         if (!prefetched && loop->isAncestor(operand.getParentRegion()->getParentOp()))
           return {};
       }
@@ -121,6 +126,7 @@ SmallVector<brickgpu::WarpGroupDotOp> asyncDots(scf::ForOp loop, ArrayRef<Prefet
         return {};
       dots.push_back(dot);
     }
+  }
   return dots;
 }
 

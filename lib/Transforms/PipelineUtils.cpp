@@ -4,13 +4,18 @@
 
 #include "llvm/ADT/SetVector.h"
 
+#include <functional>
+
 namespace mlir::brick {
 
 /// Whether the only users of `alloc` (next to `load` in its block) are what reads a dot operand.
 bool readOnlyByDots(Operation *load, brickgpu::LocalAllocOp alloc) {
-  return alloc && alloc->getBlock() == load->getBlock() &&
-         llvm::all_of(alloc->getUsers(),
-                      [](Operation *user) { return isa<brickgpu::LocalLoadOp, brickgpu::WarpGroupDotOp>(user); });
+  std::function<bool(Operation *)> read = [&](Operation *user) {
+    if (isa<brickgpu::MemDescTransOp>(user)) // a transposed view: its readers read the buffer
+      return llvm::all_of(user->getUsers(), read);
+    return isa<brickgpu::LocalLoadOp, brickgpu::WarpGroupDotOp>(user);
+  };
+  return alloc && alloc->getBlock() == load->getBlock() && llvm::all_of(alloc->getUsers(), read);
 }
 
 /// The buffer `load` (a descriptor block kept for TMA) can be copied into by TMA: its only user, laid out as the

@@ -89,7 +89,8 @@ std::optional<Plan> planFor(func::FuncOp kernel, scf::ForOp loop) {
   // Each dot reads ring slots only and only accumulates across iterations, so that it can stay in flight.
   for (brickgpu::WarpGroupDotOp dot : plan.dots) {
     for (Value operand : {dot.getA(), dot.getB()})
-      if (!llvm::any_of(plan.loads, [&](auto &entry) { return entry.second.getResult() == operand; }))
+      if (!llvm::any_of(plan.loads,
+                        [&](auto &entry) { return entry.second.getResult() == brickgpu::underlyingBuffer(operand); }))
         return std::nullopt;
     auto carried = dyn_cast<BlockArgument>(dot.getC());
     if (!carried || carried.getOwner() != loop.getBody() || carried == loop.getInductionVar() ||

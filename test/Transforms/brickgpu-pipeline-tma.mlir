@@ -97,3 +97,46 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     return %acc : tensor<128x128xf32, #mma>
   }
 }
+
+// -----
+
+// A weight's block read through a transposed view (x * W^T) is still the buffer TMA fills: a ring of slots, the
+// view taken of each iteration's slot, and the dot in flight across iterations.
+#rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#a = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#bt = #brickgpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: func.func @transposed_weights
+  // CHECK: brickgpu.local_alloc : () -> !brickgpu.memdesc<4x128x64xbf16, #{{.*}}>
+  // CHECK: %[[RW:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<4x128x64xbf16, #{{.*}}>
+  // CHECK: brickgpu.barrier_expect %{{.*}}, 32768
+  // CHECK: scf.for %{{.*}} iter_args(%{{.*}}, %[[SLOT:.*]] = %c0_i32{{.*}}, %{{.*}} = %c0_i32{{.*}})
+  // CHECK: brickgpu.wait_barrier
+  // CHECK: %[[W:.*]] = brickgpu.memdesc_index %[[RW]][%[[SLOT]]]
+  // CHECK: %[[WT:.*]] = brickgpu.memdesc_trans %[[W]] : !brickgpu.memdesc<128x64xbf16, #{{.*}}> -> !brickgpu.memdesc<64x128xbf16, #{{.*}}>
+  // CHECK: brickgpu.warpgroup_dot %{{.*}}, %[[WT]], %{{.*}} {isAsync}
+  // CHECK: brickgpu.warpgroup_dot_wait {{.*}} {pendings = 1 : i32}
+  // CHECK-NOT: brick.descriptor_load
+  func.func @transposed_weights(%p: !brick.ptr<bf16>, %mapA: !brick.tensormap, %mapW: !brick.tensormap, %m: i32,
+                                %n: i32, %kTiles: i32, %s: i64) -> tensor<128x128xf32, #mma> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+    %da = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %mapA : !brick.ptr<bf16> -> !brick.tensordesc<128x64xbf16>
+    %dw = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %mapW : !brick.ptr<bf16> -> !brick.tensordesc<128x64xbf16>
+    %acc = scf.for %k = %c0 to %kTiles step %c1 iter_args(%c = %zero) -> (tensor<128x128xf32, #mma>) : i32 {
+      %kk = arith.muli %k, %c64 : i32
+      %x = brick.descriptor_load %da[%m, %kk] : !brick.tensordesc<128x64xbf16> -> tensor<128x64xbf16, #rows>
+      %y = brick.descriptor_load %dw[%n, %kk] : !brick.tensordesc<128x64xbf16> -> tensor<128x64xbf16, #rows>
+      %xa = brickgpu.local_alloc %x : (tensor<128x64xbf16, #rows>) -> !brickgpu.memdesc<128x64xbf16, #a>
+      %yb = brickgpu.local_alloc %y : (tensor<128x64xbf16, #rows>) -> !brickgpu.memdesc<128x64xbf16, #a>
+      %yt = brickgpu.memdesc_trans %yb : !brickgpu.memdesc<128x64xbf16, #a> -> !brickgpu.memdesc<64x128xbf16, #bt>
+      %d = brickgpu.warpgroup_dot %xa, %yt, %c : !brickgpu.memdesc<128x64xbf16, #a>, !brickgpu.memdesc<64x128xbf16, #bt> -> tensor<128x128xf32, #mma>
+      scf.yield %d : tensor<128x128xf32, #mma>
+    }
+    return %acc : tensor<128x128xf32, #mma>
+  }
+}

@@ -172,6 +172,11 @@ TEST_P(Examples, MatmulDescriptors) {
   EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = 33, .n = 18, .k = 66, .padding = 6, .descriptors = true}));
   EXPECT_PASSES(examples::runMatmul<f32>(device(), {.m = 40, .n = 36, .k = 20, .padding = 0, .descriptors = true}));
   EXPECT_PASSES(examples::runMatmul<i8>(device(), {.m = 64, .n = 82, .k = 50, .padding = 14, .descriptors = true}));
+  // B stored N x K (x * W^T): the dot takes each descriptor block transposed.
+  EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = 100, .n = 82, .k = 50, .transposeB = true, .padding = 14,
+                                                     .descriptors = true}));
+  EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = 33, .n = 18, .k = 66, .transposeB = true, .padding = 6,
+                                                      .descriptors = true}));
   // Persistent: 4 programs (interpreter) or one per SM take the 2 x 3 tiles in turn.
   EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = 100, .n = 82, .k = 50, .padding = 14, .persistent = true}));
   if (!onGpu(device()))
@@ -181,6 +186,8 @@ TEST_P(Examples, MatmulDescriptors) {
     EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = 4000, .n = 4000, .k = 4000, .targetCapability = target, .descriptors = true}));
     EXPECT_PASSES(examples::runMatmul<f32>(device(), {.m = 1000, .n = 1000, .k = 1000, .padding = 8, .targetCapability = target, .descriptors = true}));
     EXPECT_PASSES(examples::runMatmul<i8>(device(), {.m = 1000, .n = 1000, .k = 1000, .padding = 8, .targetCapability = target, .descriptors = true}));
+    EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = 1000, .n = 1000, .k = 1000, .transposeB = true, .padding = 8,
+                                                        .targetCapability = target, .descriptors = true}));
   }
 }
 
@@ -198,11 +205,14 @@ TEST_P(Examples, MatmulWarpGroupConfigs) {
                                                           .transposeB = transposed, .config = config}));
     // Through descriptors (TMA on sm_90a): rows of 32 to 512 bytes, so every swizzle and 1 to 4 boxes a block;
     // and with a producer warpgroup.
-    EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = 700, .n = 500, .k = 300, .padding = 4, .config = config,
-                                                       .descriptors = true}));
+    // B stored N x K, read by wgmma in place through a transposed view.
+    for (bool transposedB : {false, true})
+      EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = 700, .n = 500, .k = 300, .transposeB = transposedB,
+                                                         .padding = 4, .config = config, .descriptors = true}));
     config.warpSpecialize = true;
-    EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = 700, .n = 500, .k = 300, .padding = 4, .config = config,
-                                                        .descriptors = true}));
+    for (bool transposedB : {false, true})
+      EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = 700, .n = 500, .k = 300, .transposeB = transposedB,
+                                                          .padding = 4, .config = config, .descriptors = true}));
   }
   // Persistent (a program per SM takes tiles in turn), warp-specialized or not: ragged shapes, more tiles than
   // programs and fewer.

@@ -91,6 +91,15 @@ struct MemDescIndexLowering : ConvertOpToLLVMPattern<brickgpu::MemDescIndexOp> {
   }
 };
 
+/// A transposed view is the same address: the layouts in the types say how to read it.
+struct MemDescTransLowering : ConvertOpToLLVMPattern<brickgpu::MemDescTransOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(brickgpu::MemDescTransOp op, OpAdaptor adaptor, ConversionPatternRewriter &b) const override {
+    b.replaceOp(op, adaptor.getSrc());
+    return success();
+  }
+};
+
 struct BarrierLowering : ConvertOpToLLVMPattern<brickgpu::BarrierOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(brickgpu::BarrierOp op, OpAdaptor, ConversionPatternRewriter &b) const override {
@@ -105,7 +114,8 @@ void populateSharedMemoryPatterns(LLVMTypeConverter &converter, RewritePatternSe
   converter.addConversion([](brickgpu::MemDescType type) -> Type {
     return LLVM::LLVMPointerType::get(type.getContext(), 3);
   });
-  patterns.add<LocalAllocLowering, LocalStoreLowering, LocalLoadLowering, MemDescIndexLowering, BarrierLowering>(converter);
+  patterns.add<LocalAllocLowering, LocalStoreLowering, LocalLoadLowering, MemDescIndexLowering, MemDescTransLowering,
+               BarrierLowering>(converter);
 }
 
 } // namespace mlir::brick::lowering

@@ -534,6 +534,31 @@ LogicalResult MemDescIndexOp::verify() {
   return success();
 }
 
+MemDescType MemDescTransOp::transposed(MemDescType type) {
+  auto layout = dyn_cast<NVMMASharedEncodingAttr>(type.getEncoding());
+  if (type.getShape().size() != 2 || !layout || layout.getOrder().size() != 2)
+    return {};
+  ArrayRef<unsigned> order = layout.getOrder();
+  return MemDescType::get(type.getContext(), {type.getShape()[1], type.getShape()[0]}, type.getElementType(),
+                          NVMMASharedEncodingAttr::get(type.getContext(), layout.getSwizzle(),
+                                                       {1 - order[0], 1 - order[1]}));
+}
+
+LogicalResult MemDescTransOp::verify() {
+  MemDescType expected = transposed(getSrc().getType());
+  if (!expected)
+    return emitOpError() << "transposes 2-D #brickgpu.nvmma_shared buffers; got " << getSrc().getType();
+  if (getType() != expected)
+    return emitOpError() << "of " << getSrc().getType() << " is " << expected << ", not " << getType();
+  return success();
+}
+
+Value mlir::brickgpu::underlyingBuffer(Value buffer) {
+  while (auto view = buffer.getDefiningOp<MemDescTransOp>())
+    buffer = view.getSrc();
+  return buffer;
+}
+
 LogicalResult AsyncCopyGlobalToLocalOp::verify() {
   auto pointers = dyn_cast<RankedTensorType>(getPtr().getType());
   MemDescType buffer = getDst().getType();

@@ -229,3 +229,21 @@ func.func @f(%map: !brick.tensormap, %i: i32, %buffer: !brickgpu.memdesc<32x128x
   brickgpu.async_tma_copy_global_to_local %map[%i] %buffer, %bar, %pred : !brickgpu.memdesc<32x128xf16, #n128>, !brickgpu.memdesc<1xi64, #s>
   return
 }
+
+// -----
+
+#n = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+func.func @f(%b: !brickgpu.memdesc<128x64xf16, #n>) {
+  // expected-error @+1 {{of '!brickgpu.memdesc<128x64xf16, #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>' is '!brickgpu.memdesc<64x128xf16, #brickgpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>>', not}}
+  %t = brickgpu.memdesc_trans %b : !brickgpu.memdesc<128x64xf16, #n> -> !brickgpu.memdesc<64x128xf16, #n>
+  return
+}
+
+// -----
+
+#shared = #brickgpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+func.func @f(%b: !brickgpu.memdesc<64x64xf16, #shared>) {
+  // expected-error @+1 {{transposes 2-D #brickgpu.nvmma_shared buffers}}
+  %t = brickgpu.memdesc_trans %b : !brickgpu.memdesc<64x64xf16, #shared> -> !brickgpu.memdesc<64x64xf16, #shared>
+  return
+}

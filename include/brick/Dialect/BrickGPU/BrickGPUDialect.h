@@ -42,6 +42,8 @@ LogicalResult verifyEveryBlockHasALayout(Operation *module, llvm::StringRef pass
 NVMMASharedEncodingAttr getTMALayout(MLIRContext *context, ArrayRef<int64_t> shape, Type elementType);
 /// Whether TMA copies of a descriptor's blocks can land in `type` as they are.
 bool isTMALayout(MemDescType type);
+/// The buffer a shared-memory view (brickgpu.memdesc_trans) shows; `buffer` itself when it is no view.
+Value underlyingBuffer(Value buffer);
 
 } // namespace mlir::brickgpu
 

@@ -1,0 +1,38 @@
+// On sm_90a a dot's operand that transposes a block (brick.trans) reads that block's buffer through a transposed
+// view (brickgpu.memdesc_trans) instead of transposing it in registers.
+// RUN: brick-opt %s -brickgpu-accelerate-dot=wgmma=true | FileCheck %s
+
+// A transposed block (x * W^T, W a [N, K] weight, its block contiguous along K) is stored as it was loaded and
+// read through a transposed view: no transpose in registers. A descriptor's block keeps the layout TMA writes.
+#rows = #brickgpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#cols = #brickgpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+#acc = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+// CHECK-DAG: #[[MMA:.*]] = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+// CHECK-DAG: #[[ROWS64:.*]] = #brickgpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>
+// CHECK-DAG: #[[COLS64:.*]] = #brickgpu.nvmma_shared<{swizzle = 64, order = [0, 1]}>
+// CHECK-DAG: #[[ROWS128:.*]] = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+// CHECK-DAG: #[[COLS128:.*]] = #brickgpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: func.func @transposed_weights
+  // CHECK: %[[W:.*]] = brickgpu.local_alloc %arg1 : (tensor<128x32xbf16, #{{.*}}>) -> !brickgpu.memdesc<128x32xbf16, #[[ROWS64]]>
+  // CHECK: %[[WT:.*]] = brickgpu.memdesc_trans %[[W]] : !brickgpu.memdesc<128x32xbf16, #[[ROWS64]]> -> !brickgpu.memdesc<32x128xbf16, #[[COLS64]]>
+  // CHECK: brickgpu.warpgroup_dot %{{.*}}, %[[WT]], %{{.*}} : !brickgpu.memdesc<128x32xbf16, #[[ROWS64]]>, !brickgpu.memdesc<32x128xbf16, #[[COLS64]]> -> tensor<128x128xf32, #[[MMA]]>
+  // CHECK-NOT: brick.trans
+  func.func @transposed_weights(%a: tensor<128x32xbf16, #rows>, %w: tensor<128x32xbf16, #rows>, %c: tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc> {
+    %wt = brick.trans %w [1, 0] : tensor<128x32xbf16, #rows> -> tensor<32x128xbf16, #cols>
+    %d = brick.dot %a, %wt, %c : tensor<128x32xbf16, #rows> * tensor<32x128xbf16, #cols> -> tensor<128x128xf32, #acc>
+    return %d : tensor<128x128xf32, #acc>
+  }
+  // CHECK-LABEL: func.func @transposed_descriptor_block
+  // CHECK: %[[Y:.*]] = brick.descriptor_load
+  // CHECK: %[[W:.*]] = brickgpu.local_alloc %[[Y]] : (tensor<128x64xbf16, #{{.*}}>) -> !brickgpu.memdesc<128x64xbf16, #[[ROWS128]]>
+  // CHECK: %[[WT:.*]] = brickgpu.memdesc_trans %[[W]] : !brickgpu.memdesc<128x64xbf16, #[[ROWS128]]> -> !brickgpu.memdesc<64x128xbf16, #[[COLS128]]>
+  // CHECK: brickgpu.warpgroup_dot %{{.*}}, %[[WT]], %{{.*}}
+  // CHECK-NOT: brick.trans
+  func.func @transposed_descriptor_block(%a: tensor<128x64xbf16, #rows>, %d: !brick.tensordesc<128x64xbf16>, %n: i32, %k: i32, %c: tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc> {
+    %y = brick.descriptor_load %d[%n, %k] : !brick.tensordesc<128x64xbf16> -> tensor<128x64xbf16, #rows>
+    %yt = brick.trans %y [1, 0] : tensor<128x64xbf16, #rows> -> tensor<64x128xbf16, #cols>
+    %r = brick.dot %a, %yt, %c : tensor<128x64xbf16, #rows> * tensor<64x128xbf16, #cols> -> tensor<128x128xf32, #acc>
+    return %r : tensor<128x128xf32, #acc>
+  }
+}
