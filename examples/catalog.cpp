@@ -60,6 +60,13 @@ const std::vector<Example> &catalog() {
       make("moe", "MoE grouped GEMM 1 with silu(gate) * up (bf16, 64x64x64 tiles, GROUP_M = 8)", moeGateUp<brick::bf16>(),
            {aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, dyn, dyn, aligned, one,
             aligned, aligned, one, aligned, one, 64, 64, 64, 8}),
+      make("moe_tma",
+           "MoE grouped GEMM 1 with the weights through a tensor descriptor (bf16, 128x128x64 tiles, GROUP_M = 16, 8 "
+           "warps, 4 stages)",
+           moeGateUpDescriptors<brick::bf16>(),
+           {aligned, Arg::descriptor({128, 64}, {16, 16}), aligned, aligned, aligned, aligned, aligned, aligned,
+            aligned, dyn, dyn, aligned, one, aligned, one, 128, 128, 64, 16},
+           8, 4),
       make("moe_route", "MoE routing: softmax, top-2 of 8 experts, renormalized (bf16 logits, 16 tokens a program)",
            moeRoute<brick::bf16>(), {aligned, aligned, aligned, aligned, aligned, aligned, dyn, dyn, 8, 2, 16, 0, 0, 1}),
       make("moe_align", "MoE alignment: rows sorted by expert, padded to 64 (8 experts, top-2)", moeAlign(),

@@ -229,6 +229,34 @@ template <ElementTag T = bf16> auto moeGateUp() {
   });
 }
 
+/// moe_gate_up with the weights through a tensor descriptor: w13 seen as an [E * 2I, H] matrix (rows
+/// contiguous along H, H * sizeof(T) a multiple of 16 bytes, E * 2I < 2^31) in BLOCK_N x BLOCK_K blocks, each
+/// taken transposed: on sm_90a TMA copies the weights and wgmma reads them in place; the token rows are still
+/// gathered through pointers. Blocks reaching past I (the last tile of N) read the next rows, which the store masks
+/// off; past H or the matrix, zeros. Launch as moe_gate_up.
+template <ElementTag T = bf16> auto moeGateUpDescriptors() {
+  return kernel("moe_gate_up_tma", [](Ptr<T> a, TensorDescriptor<T, 2> w13, Ptr<T> h, Ptr<i32> sortedPairIds,
+                                      Ptr<i32> blockExpert, Ptr<i32> blockRuns, Ptr<i32> totalPadded, Int I, Int K,
+                                      Int topk, Int numPairs, Int strideAM, Int strideAK, Int strideHM, Int strideHN,
+                                      Const<int> BLOCK_M, Const<int> BLOCK_N, Const<int> BLOCK_K, Const<int> GROUP_M) {
+    auto [tileM, tileN, pairs, realPair, expert, kTiles] =
+        moeBlock(sortedPairIds, blockExpert, blockRuns, totalPadded, I, K, numPairs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M);
+    Tensor ks = arange(0, BLOCK_K);
+    Tensor aTile = a + (pairs / topk).column() * strideAM + ks.row() * strideAK;
+    Int gateRow = Int(expert.to<i32>()) * 2 * I + tileN * BLOCK_N, upRow = gateRow + I;
+    Tensor gate = zeros<f32>({BLOCK_M, BLOCK_N}), up = zeros<f32>({BLOCK_M, BLOCK_N});
+    for_range(0, kTiles, 1, carry(gate, up, aTile), [&](Int k) {
+      Tensor aBlock = load(aTile, realPair.column() & (ks.row() < K - k * BLOCK_K), 0.0);
+      gate = dot(aBlock, w13.load({gateRow, k * BLOCK_K}).trans(), gate);
+      up = dot(aBlock, w13.load({upRow, k * BLOCK_K}).trans(), up);
+      aTile = aTile + BLOCK_K * strideAK;
+    });
+    Tensor colsH = tileN * BLOCK_N + arange(0, BLOCK_N);
+    store(h + pairs.column() * strideHM + colsH.row() * strideHN, gate * sigmoid(gate) * up,
+          realPair.column() & (colsH.row() < I));
+  });
+}
+
 /// Grouped GEMM 2: y[pair, n] = weight[pair] * (h[pair] . w2[e, n]) for n < N (the hidden size); w2 is
 /// [E, N, K]. Launch maxBlocks * cdiv(N, BLOCK_N) programs.
 template <ElementTag T = bf16> auto moeDown() {

@@ -62,6 +62,7 @@ template <brick::ElementTag T> struct Kernels {
   decltype(moeRoute<T>()) route = moeRoute<T>();
   decltype(moeAlign()) align = moeAlign();
   decltype(moeGateUp<T>()) gateUp = moeGateUp<T>();
+  decltype(moeGateUpDescriptors<T>()) gateUpDescriptors = moeGateUpDescriptors<T>();
   decltype(moeDown<T>()) down = moeDown<T>();
   decltype(moeSum<T>()) reduce = moeSum<T>();
   decltype(randomFill<T>()) fill = randomFill<T>();
@@ -218,21 +219,43 @@ template <brick::ElementTag T> Error MoeLayer<T>::runGateUp(const brick::runtime
   brick::LaunchOptions options{.numWarps = config_.gateUpWarps, .numStages = config_.stages, .stream = stream,
                                .device = device_};
   const unsigned blocks = unsigned(maxBlocks());
-  const auto &kernel = kernels<T>().gateUp;
+  using brick::fromConfig;
+  auto tunedGrid = [&](const brick::TuningConfig &c) { return brick::Grid{blocks * unsigned(cdiv(I, c.get(0)))}; };
+  const brick::Grid grid{blocks * unsigned(cdiv(I, config_.gateUpN))};
+  if (weightDescriptors()) {
+    // w13 as an [E * 2I, H] matrix in BLOCK_N x BLOCK_K blocks (the tuner's first two values when it chooses).
+    using brick::TensorDescriptorArg;
+    const int64_t rows = int64_t(s.experts) * 2 * I;
+    auto launchGateUp = [&](const auto &launcher, const auto &grid, TensorDescriptorArg w13, auto blockN, auto blockK,
+                            auto groupM) {
+      return launcher.launch(grid, options, *aBuffer_, w13, *h_, *sorted_, *blockExpert_, *blockRuns_, *total_, I, H,
+                             s.topk, int(s.pairs()), H, 1, I, 1, config_.blockM, blockN, blockK, groupM);
+    };
+    const auto &kernel = kernels<T>().gateUpDescriptors;
+    if (config_.tuned)
+      return launchGateUp(moeTuner(kernel, config_.blockM, true, *device_), tunedGrid,
+                          TensorDescriptorArg::of(*w13Buffer_, {rows, H}, {H, 1}, {}).blocksFromConfig({0, 1}),
+                          fromConfig, fromConfig, fromConfig);
+    return launchGateUp(kernel, grid,
+                        TensorDescriptorArg::of(*w13Buffer_, {rows, H}, {H, 1}, {config_.gateUpN, config_.gateUpK}),
+                        config_.gateUpN, config_.gateUpK, config_.groupM);
+  }
   // Through the tuner (tiles from its choice) or with config_'s tiles.
   auto launchGateUp = [&](const auto &launcher, const auto &grid, auto blockN, auto blockK, auto groupM) {
     return launcher.launch(grid, options, *aBuffer_, *w13Buffer_, *h_, *sorted_, *blockExpert_, *blockRuns_, *total_,
                            I, H, s.topk, int(s.pairs()), H, 1, 2 * I * H, H, 1, I, 1, config_.blockM, blockN, blockK,
                            groupM);
   };
-  using brick::fromConfig;
+  const auto &kernel = kernels<T>().gateUp;
   if (config_.tuned)
-    return launchGateUp(
-        moeTuner(kernel, config_.blockM, true, *device_),
-        [&](const brick::TuningConfig &c) { return brick::Grid{blocks * unsigned(cdiv(I, c.get(0)))}; }, fromConfig,
-        fromConfig, fromConfig);
-  return launchGateUp(kernel, brick::Grid{blocks * unsigned(cdiv(I, config_.gateUpN))}, config_.gateUpN,
-                      config_.gateUpK, config_.groupM);
+    return launchGateUp(moeTuner(kernel, config_.blockM, true, *device_), tunedGrid, fromConfig, fromConfig,
+                        fromConfig);
+  return launchGateUp(kernel, grid, config_.gateUpN, config_.gateUpK, config_.groupM);
+}
+
+template <brick::ElementTag T> bool MoeLayer<T>::weightDescriptors() const {
+  const int64_t rowBytes = int64_t(shape_.hidden) * int64_t(sizeof(typename host::Memory<T>::Stored));
+  return config_.weightDescriptors && rowBytes % 16 == 0 && int64_t(shape_.experts) * 2 * shape_.intermediate < (int64_t(1) << 31);
 }
 
 template <brick::ElementTag T> std::string MoeLayer<T>::tunedChoice() const {
@@ -246,8 +269,11 @@ template <brick::ElementTag T> std::string MoeLayer<T>::tunedChoice() const {
     return "not tuned yet";
   };
   const Kernels<T> &k = kernels<T>();
-  return "gate_up " + chosen(moeTuner(k.gateUp, config_.blockM, true, *device_),
-                             {shape_.intermediate, shape_.hidden, pairs}) +
+  const std::vector<int64_t> gateUpKey = {shape_.intermediate, shape_.hidden, pairs};
+  return (weightDescriptors()
+              ? "gate_up (weights by descriptor) " +
+                    chosen(moeTuner(k.gateUpDescriptors, config_.blockM, true, *device_), gateUpKey)
+              : "gate_up " + chosen(moeTuner(k.gateUp, config_.blockM, true, *device_), gateUpKey)) +
          ", down " + chosen(moeTuner(k.down, config_.blockM, false, *device_), {shape_.hidden, shape_.intermediate, pairs});
 }
 

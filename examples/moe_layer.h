@@ -32,6 +32,9 @@ struct MoeConfig {
   int blockM = 64;
   int gateUpN = 64, gateUpK = 64, downN = 128, downK = 64, groupM = 8;
   unsigned gateUpWarps = 4, downWarps = 4, stages = 3;
+  /// GEMM 1 reads the weights through a tensor descriptor (moeGateUpDescriptors: TMA on sm_90a) where their rows
+  /// are whole 16-byte units and E * 2I < 2^31; through pointers (moeGateUp) otherwise.
+  bool weightDescriptors = false;
   /// The GEMMs launch through the autotuner (brick/JIT/Autotune.h): for this BLOCK_M, the tiles, warps and stages
   /// of each are tuned per (N, K, pairs rounded up to a power of two), moeCandidates' first being these.
   bool tuned = false;
@@ -74,6 +77,8 @@ public:
   std::string tunedChoice() const;
   /// Distinct experts the last run() routed to (their weights are what a decode step must stream).
   int distinctExperts(std::string &failure) const;
+  /// Whether GEMM 1 reads the weights through a tensor descriptor (MoeConfig::weightDescriptors, where it can).
+  bool weightDescriptors() const;
 
 private:
   MoeLayer() = default;

@@ -67,7 +67,8 @@ std::pair<Value, Value> blockAddresses(OpBuilder &b, Location loc, MakeTensorDes
 }
 
 /// Whether TMA (on sm_90a) can take `load`: a 2-D block of 1- or 2-byte elements (what wgmma reads from shared
-/// memory) whose rows fill a swizzle span, read only as dot operands.
+/// memory) whose rows fill a swizzle span, read only as dot operands, or transposed (brick.trans) into them: wgmma
+/// reads a transposed block in place.
 bool takenByTMA(DescriptorLoadOp load) {
   auto type = cast<RankedTensorType>(load.getType());
   unsigned bits = type.getElementTypeBitWidth();
@@ -75,9 +76,14 @@ bool takenByTMA(DescriptorLoadOp load) {
     return false;
   if (!::brick::runtime::tmaBlockLayout(type.getDimSize(1), bits / 8).swizzleBytes)
     return false;
-  return llvm::all_of(load->getUses(), [](OpOperand &use) {
+  auto dotOperand = [](OpOperand &use) {
     auto dot = dyn_cast<DotOp>(use.getOwner());
     return dot && use.getOperandNumber() < 2;
+  };
+  return llvm::all_of(load->getUses(), [&](OpOperand &use) {
+    if (auto trans = dyn_cast<TransOp>(use.getOwner()))
+      return !trans->use_empty() && llvm::all_of(trans->getUses(), dotOperand);
+    return dotOperand(use);
   });
 }
 

@@ -1,6 +1,6 @@
 // With keep-for-tma (sm_90a), 2-D blocks of 1- or 2-byte elements whose rows fill a swizzle span (32 bytes or
-// more) and which only dots read stay descriptor loads, for TMA; every other block becomes a masked load. Stores
-// of such blocks (1-, 2- or 4-byte elements) stay too, for TMA stores.
+// more) and which only dots read (directly, or transposed) stay descriptor loads, for TMA; every other block
+// becomes a masked load. Stores of such blocks (1-, 2- or 4-byte elements) stay too, for TMA stores.
 // RUN: brick-opt %s -split-input-file -brick-lower-tensor-descriptors=keep-for-tma=true | FileCheck %s
 // RUN: brick-opt %s -split-input-file -brick-lower-tensor-descriptors | FileCheck %s --check-prefix=OFF
 
@@ -58,4 +58,28 @@ func.func @f32_operands(%p: !brick.ptr<f32>, %m: i32, %s: i64, %map: !brick.tens
   %a = brick.descriptor_load %da[%i, %i] : !brick.tensordesc<64x64xf32> -> tensor<64x64xf32>
   %d = brick.dot %a, %a, %acc : tensor<64x64xf32> * tensor<64x64xf32> -> tensor<64x64xf32>
   return %d : tensor<64x64xf32>
+}
+
+// -----
+
+// A block a dot reads transposed (x * W^T, W's [N, K] block) stays for TMA: wgmma reads it in place. Transposed for
+// anything else, it goes through pointers.
+// CHECK-LABEL: func.func @transposed_operand
+// CHECK: %[[W:.*]] = brick.descriptor_load %{{.*}} -> tensor<64x32xf16>
+// CHECK: %[[WT:.*]] = brick.trans %[[W]] [1, 0]
+// CHECK: brick.dot %{{.*}}, %[[WT]]
+// CHECK: brick.load {{.*}} : tensor<64x32x!brick.ptr<f16>>
+// CHECK: brick.trans
+// CHECK-NOT: brick.descriptor_load
+func.func @transposed_operand(%p: !brick.ptr<f16>, %m: i32 {brick.divisibility = 16 : i32}, %s: i64,
+                              %map: !brick.tensormap, %i: i32, %j: i32, %a: tensor<64x32xf16>, %acc: tensor<64x64xf32>)
+    -> (tensor<64x64xf32>, tensor<32x64xf16>) {
+  %c1 = arith.constant 1 : i64
+  %dw = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1], %map : !brick.ptr<f16> -> !brick.tensordesc<64x32xf16>
+  %w = brick.descriptor_load %dw[%i, %j] : !brick.tensordesc<64x32xf16> -> tensor<64x32xf16>
+  %wt = brick.trans %w [1, 0] : tensor<64x32xf16> -> tensor<32x64xf16>
+  %d = brick.dot %a, %wt, %acc : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+  %v = brick.descriptor_load %dw[%j, %i] : !brick.tensordesc<64x32xf16> -> tensor<64x32xf16>
+  %vt = brick.trans %v [1, 0] : tensor<64x32xf16> -> tensor<32x64xf16>
+  return %d, %vt : tensor<64x64xf32>, tensor<32x64xf16>
 }

@@ -255,6 +255,11 @@ TEST_P(Examples, MoeLayer) {
                               .stages = 2};
   EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 300, .experts = 2, .topk = 1, .hidden = 64, .intermediate = 48},
                              examples::MoeWeights::Host, grouped));
+  // GEMM 1's weights through a tensor descriptor (TMA on sm_90a): I not a multiple of BLOCK_N (the last tile's
+  // blocks reach into the next rows), H not of BLOCK_K.
+  grouped.weightDescriptors = true;
+  EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 300, .experts = 2, .topk = 1, .hidden = 80, .intermediate = 48},
+                             examples::MoeWeights::Host, grouped));
   if (GetParam() == Where::Interpreter)
     return;
   // The middle and the prefill configs (64- and 128-row blocks, wgmma on an H100), 2 of 8 and 8 of 256 experts.
@@ -264,6 +269,15 @@ TEST_P(Examples, MoeLayer) {
   EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 333, .experts = 256, .topk = 8, .hidden = 256, .intermediate = 128,
                                         .sigmoid = true, .bias = true}));
   EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 300, .experts = 160, .topk = 6, .hidden = 128, .intermediate = 64}));
+  // The prefill config with GEMM 1's weights by TMA: wgmma reads them transposed in place.
+  for (examples::MoeShape shape : {examples::MoeShape{.tokens = 4099, .experts = 8, .topk = 2, .hidden = 256,
+                                                      .intermediate = 320, .silentExperts = 1},
+                                   examples::MoeShape{.tokens = 600, .experts = 8, .topk = 2, .hidden = 520,
+                                                      .intermediate = 384}}) {
+    examples::MoeConfig config = examples::moeConfig(shape);
+    config.weightDescriptors = true;
+    EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, config));
+  }
 }
 
 TEST_P(Examples, AGraphReplaysWhatItRecorded) {
