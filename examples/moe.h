@@ -12,7 +12,9 @@
 //                  atomics, so the order is the same on every run.
 //   3. moe_gate_up: grouped GEMM 1: for each block of sorted rows, the gathered token rows times the block's
 //                  expert's gate and up projections (w13 [E, 2I, H]: gate rows, then up rows), with
-//                  silu(gate) * up in the epilogue: h [T * topk, I].
+//                  silu(gate) * up in the epilogue: h [T * topk, I]. moe_gate_up_tma reads the weights through
+//                  a tensor descriptor; moe_gate_up_sorted reads the token rows too, after moe_gather_rows has
+//                  copied them into sorted order.
 //   4. moe_down:   grouped GEMM 2: h's sorted rows times w2 [E, H, I], times the pair's routing weight:
 //                  y [T * topk, H].
 //   5. moe_sum:    out [T, H] = the sum over each token's topk rows of y, in f32, in k order.
@@ -250,6 +252,51 @@ template <ElementTag T = bf16> auto moeGateUpDescriptors() {
       gate = dot(aBlock, w13.load({gateRow, k * BLOCK_K}).trans(), gate);
       up = dot(aBlock, w13.load({upRow, k * BLOCK_K}).trans(), up);
       aTile = aTile + BLOCK_K * strideAK;
+    });
+    Tensor colsH = tileN * BLOCK_N + arange(0, BLOCK_N);
+    store(h + pairs.column() * strideHM + colsH.row() * strideHN, gate * sigmoid(gate) * up,
+          realPair.column() & (colsH.row() < I));
+  });
+}
+
+/// The token rows of the sorted pairs, in sorted order: aSorted[r] = a[sortedPairIds[r] / topk] for r below the
+/// padded total (zeros for the padding ids), aSorted rows of H elements. Launch cdiv(rows, BLOCK_R) programs for
+/// the rows the GEMMs may read (maxBlocks * BLOCK_M).
+template <ElementTag T = bf16> auto moeGatherRows() {
+  return kernel("moe_gather_rows", [](Ptr<T> a, Ptr<T> aSorted, Ptr<i32> sortedPairIds, Ptr<i32> totalPadded, Int H,
+                                      Int topk, Int numPairs, Int strideAM, Const<int> BLOCK_R, Const<int> BLOCK_H) {
+    Tensor rows = program_id(0) * BLOCK_R + arange(0, BLOCK_R);
+    Tensor live = rows < load(totalPadded);
+    Tensor pairs = load(sortedPairIds + rows, live, numPairs);
+    Tensor real = pairs < numPairs;
+    Tensor source = a + (pairs / topk).column().to<i64>() * strideAM;
+    Tensor target = aSorted + rows.column().to<i64>() * H;
+    for_range(0, cdiv(H, BLOCK_H), 1, [&](Int chunk) {
+      Tensor cols = chunk * BLOCK_H + arange(0, BLOCK_H);
+      Tensor inside = cols.row() < H;
+      store(target + cols.row(), load(source + cols.row(), real.column() & inside, 0.0), live.column() & inside);
+    });
+  });
+}
+
+/// moe_gate_up with both operands through tensor descriptors: the token rows already in sorted order (aSorted,
+/// [maxBlocks * BLOCK_M, H], from moe_gather_rows) and w13 as in moeGateUpDescriptors. Every block of the K loop
+/// comes by TMA on sm_90a, so the loop can also be warp-specialized. Launch as moe_gate_up.
+template <ElementTag T = bf16> auto moeGateUpSorted() {
+  return kernel("moe_gate_up_sorted", [](TensorDescriptor<T, 2> aSorted, TensorDescriptor<T, 2> w13, Ptr<T> h,
+                                         Ptr<i32> sortedPairIds, Ptr<i32> blockExpert, Ptr<i32> blockRuns,
+                                         Ptr<i32> totalPadded, Int I, Int K, Int numPairs, Int strideHM, Int strideHN,
+                                         Const<int> BLOCK_M, Const<int> BLOCK_N, Const<int> BLOCK_K,
+                                         Const<int> GROUP_M) {
+    auto [tileM, tileN, pairs, realPair, expert, kTiles] =
+        moeBlock(sortedPairIds, blockExpert, blockRuns, totalPadded, I, K, numPairs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M);
+    Int row = tileM * BLOCK_M;
+    Int gateRow = Int(expert.to<i32>()) * 2 * I + tileN * BLOCK_N, upRow = gateRow + I;
+    Tensor gate = zeros<f32>({BLOCK_M, BLOCK_N}), up = zeros<f32>({BLOCK_M, BLOCK_N});
+    for_range(0, kTiles, 1, carry(gate, up), [&](Int k) {
+      Tensor aBlock = aSorted.load({row, k * BLOCK_K});
+      gate = dot(aBlock, w13.load({gateRow, k * BLOCK_K}).trans(), gate);
+      up = dot(aBlock, w13.load({upRow, k * BLOCK_K}).trans(), up);
     });
     Tensor colsH = tileN * BLOCK_N + arange(0, BLOCK_N);
     store(h + pairs.column() * strideHM + colsH.row() * strideHN, gate * sigmoid(gate) * up,

@@ -42,6 +42,10 @@ MoeConfig moeConfig(const MoeShape &shape) {
     // Compute-bound blocks: GEMM 1's weights by TMA, one instruction a block (Mixtral at 4096 tokens: 3.49 -> 3.14
     // ms on an H100). With fewer rows a block the weights stream as fast through pointers.
     config.weightDescriptors = true;
+    // Copying the token rows into sorted order first (then every block by TMA) costs reading and writing them
+    // once, about 240 / I of GEMM 1's time at 600 TFLOP/s and 2.5 TB/s: Mixtral's I = 14336 gains (3.12 -> 2.93
+    // ms with the copy), DeepSeek-V3's 2048 loses (5.78 -> 6.24).
+    config.gatherRows = shape.intermediate >= 4096;
   }
   config.tuned = true;
   return config;
@@ -66,6 +70,8 @@ template <brick::ElementTag T> struct Kernels {
   decltype(moeAlign()) align = moeAlign();
   decltype(moeGateUp<T>()) gateUp = moeGateUp<T>();
   decltype(moeGateUpDescriptors<T>()) gateUpDescriptors = moeGateUpDescriptors<T>();
+  decltype(moeGatherRows<T>()) gatherRows = moeGatherRows<T>();
+  decltype(moeGateUpSorted<T>()) gateUpSorted = moeGateUpSorted<T>();
   decltype(moeDown<T>()) down = moeDown<T>();
   decltype(moeSum<T>()) reduce = moeSum<T>();
   decltype(randomFill<T>()) fill = randomFill<T>();
@@ -160,6 +166,9 @@ Expected<MoeLayer<T>> MoeLayer<T>::create(const brick::runtime::Device &device, 
                   put(layer.out_, poisoned(device, T_ * H * elementBytes))})
     if (e)
       return e;
+  if (layer.gatherRows())
+    if (Error e = put(layer.aSorted_, poisoned(device, blocks * config.blockM * H * elementBytes)))
+      return e;
   if (weights == MoeWeights::Device) {
     const int block = 1024;
     auto fill = [&](const DeviceBuffer &buffer, int64_t n, int64_t seed, float scale) {
@@ -225,6 +234,24 @@ template <brick::ElementTag T> Error MoeLayer<T>::runGateUp(const brick::runtime
   using brick::fromConfig;
   auto tunedGrid = [&](const brick::TuningConfig &c) { return brick::Grid{blocks * unsigned(cdiv(I, c.get(0)))}; };
   const brick::Grid grid{blocks * unsigned(cdiv(I, config_.gateUpN))};
+  if (gatherRows()) {
+    using brick::TensorDescriptorArg;
+    const int rowsPerProgram = 16, columns = 512;
+    const int64_t rows = int64_t(blocks) * config_.blockM;
+    brick::LaunchOptions copy{.numWarps = 4, .numStages = 1, .stream = stream, .device = device_};
+    if (Error e = kernels<T>().gatherRows.launch(brick::Grid{unsigned(cdiv(rows, rowsPerProgram))}, copy, *aBuffer_,
+                                                 *aSorted_, *sorted_, *total_, H, s.topk, int(s.pairs()), H,
+                                                 rowsPerProgram, columns))
+      return e;
+    brick::LaunchOptions specialized = options;
+    specialized.warpSpecialize = true;
+    return kernels<T>().gateUpSorted.launch(
+        grid, specialized, TensorDescriptorArg::of(*aSorted_, {rows, H}, {H, 1}, {config_.blockM, config_.gateUpK}),
+        TensorDescriptorArg::of(*w13Buffer_, {int64_t(s.experts) * 2 * I, H}, {H, 1},
+                                {config_.gateUpN, config_.gateUpK}),
+        *h_, *sorted_, *blockExpert_, *blockRuns_, *total_, I, H, int(s.pairs()), I, 1, config_.blockM,
+        config_.gateUpN, config_.gateUpK, config_.groupM);
+  }
   if (weightDescriptors()) {
     // w13 as an [E * 2I, H] matrix in BLOCK_N x BLOCK_K blocks (the tuner's first two values when it chooses).
     using brick::TensorDescriptorArg;
@@ -256,6 +283,10 @@ template <brick::ElementTag T> Error MoeLayer<T>::runGateUp(const brick::runtime
   return launchGateUp(kernel, grid, config_.gateUpN, config_.gateUpK, config_.groupM);
 }
 
+template <brick::ElementTag T> bool MoeLayer<T>::gatherRows() const {
+  return weightDescriptors() && config_.gatherRows;
+}
+
 template <brick::ElementTag T> bool MoeLayer<T>::weightDescriptors() const {
   const int64_t rowBytes = int64_t(shape_.hidden) * int64_t(sizeof(typename host::Memory<T>::Stored));
   return config_.weightDescriptors && rowBytes % 16 == 0 && int64_t(shape_.experts) * 2 * shape_.intermediate < (int64_t(1) << 31);
@@ -273,6 +304,11 @@ template <brick::ElementTag T> std::string MoeLayer<T>::tunedChoice() const {
   };
   const Kernels<T> &k = kernels<T>();
   const std::vector<int64_t> gateUpKey = {shape_.intermediate, shape_.hidden, pairs};
+  if (gatherRows())
+    return "gate_up (rows gathered, all by descriptor) [" + std::to_string(config_.gateUpN) + ", " +
+           std::to_string(config_.gateUpK) + ", " + std::to_string(config_.groupM) + "] warps=" +
+           std::to_string(config_.gateUpWarps) + " stages=" + std::to_string(config_.stages) +
+           ", down " + chosen(moeTuner(k.down, config_.blockM, false, *device_), {shape_.hidden, shape_.intermediate, pairs});
   return (weightDescriptors()
               ? "gate_up (weights by descriptor) " +
                     chosen(moeTuner(k.gateUpDescriptors, config_.blockM, true, *device_), gateUpKey)

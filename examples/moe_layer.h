@@ -35,6 +35,10 @@ struct MoeConfig {
   /// GEMM 1 reads the weights through a tensor descriptor (moeGateUpDescriptors: TMA on sm_90a) where their rows
   /// are whole 16-byte units and E * 2I < 2^31; through pointers (moeGateUp) otherwise.
   bool weightDescriptors = false;
+  /// With weightDescriptors: GEMM 1 first copies the token rows into sorted order (moeGatherRows) and reads them
+  /// through a descriptor too (moeGateUpSorted: every block by TMA, warp-specialized on sm_90a), with this
+  /// config's tiles (not tuned).
+  bool gatherRows = false;
   /// The GEMMs launch through the autotuner (brick/JIT/Autotune.h): for this BLOCK_M, the tiles, warps and stages
   /// of each are tuned per (N, K, pairs rounded up to a power of two), moeCandidates' first being these.
   bool tuned = false;
@@ -79,6 +83,8 @@ public:
   int distinctExperts(std::string &failure) const;
   /// Whether GEMM 1 reads the weights through a tensor descriptor (MoeConfig::weightDescriptors, where it can).
   bool weightDescriptors() const;
+  /// Whether GEMM 1 reads token rows gathered into sorted order through a descriptor (MoeConfig::gatherRows).
+  bool gatherRows() const;
 
 private:
   MoeLayer() = default;
@@ -89,7 +95,7 @@ private:
   std::vector<float> logits_, bias_, a_, w13_, w2_; // rounded to T, as the device holds them
   std::optional<brick::runtime::DeviceBuffer> logitsBuffer_, biasBuffer_, aBuffer_, w13Buffer_, w2Buffer_;
   std::optional<brick::runtime::DeviceBuffer> topkIds_, topkWeights_, blockCounts_, pairRanks_, sorted_, blockExpert_,
-      blockRuns_, total_, h_, y_, out_;
+      blockRuns_, total_, h_, y_, out_, aSorted_;
 };
 
 } // namespace examples

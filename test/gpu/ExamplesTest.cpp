@@ -260,6 +260,10 @@ TEST_P(Examples, MoeLayer) {
   grouped.weightDescriptors = true;
   EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 300, .experts = 2, .topk = 1, .hidden = 80, .intermediate = 48},
                              examples::MoeWeights::Host, grouped));
+  // ... and the token rows gathered into sorted order first, read through a descriptor too.
+  grouped.gatherRows = true;
+  EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 300, .experts = 2, .topk = 1, .hidden = 80, .intermediate = 48},
+                             examples::MoeWeights::Host, grouped));
   if (GetParam() == Where::Interpreter)
     return;
   // The middle and the prefill configs (64- and 128-row blocks, wgmma on an H100), 2 of 8 and 8 of 256 experts.
@@ -276,6 +280,8 @@ TEST_P(Examples, MoeLayer) {
                                                       .intermediate = 384}}) {
     examples::MoeConfig config = examples::moeConfig(shape);
     config.weightDescriptors = true;
+    EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, config));
+    config.gatherRows = true;
     EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, config));
   }
 }
