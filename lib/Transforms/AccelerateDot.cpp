@@ -23,6 +23,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::brick {
 #define GEN_PASS_DEF_BRICKGPUACCELERATEDOT
@@ -132,7 +134,7 @@ Value transposedBlock(Value operand) {
   while (auto convert = operand.getDefiningOp<ConvertLayoutOp>())
     operand = convert.getSrc();
   auto trans = operand.getDefiningOp<TransOp>();
-  if (!trans || cast<RankedTensorType>(trans.getType()).getRank() != 2)
+  if (!trans || trans.getOrder() != ArrayRef<int32_t>{1, 0})
     return {};
   return trans.getSrc();
 }
@@ -152,13 +154,23 @@ Value toWgmmaOperand(OpBuilder &builder, Location loc, Value operand, brickgpu::
   return brickgpu::MemDescTransOp::create(builder, loc, viewType, buffer);
 }
 
-/// Erases `value`'s op, and what computed it, while nothing else uses them (a transpose a dot no longer reads).
-void eraseUnused(Value value) {
-  while (Operation *op = value.getDefiningOp()) {
-    if (!op->use_empty() || !isa<ConvertLayoutOp, TransOp>(op))
-      return;
-    value = op->getOperand(0);
-    op->erase();
+/// Erases the layout conversions and transposes that computed `values` (a replaced dot's operands) once nothing
+/// uses them. The operands may share them (dot(x, x)): each is erased once, users before what they read.
+void eraseUnused(ArrayRef<Value> values) {
+  llvm::SetVector<Operation *> chain;
+  for (Value value : values)
+    for (Operation *op = value.getDefiningOp(); op && isa<ConvertLayoutOp, TransOp>(op);
+         op = op->getOperand(0).getDefiningOp())
+      chain.insert(op);
+  llvm::DenseSet<Operation *> erased;
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (Operation *op : chain)
+      if (!erased.contains(op) && op->use_empty()) {
+        op->erase();
+        erased.insert(op);
+        progress = true;
+      }
   }
 }
 
@@ -301,10 +313,9 @@ struct AccelerateDotPass : impl::BrickGPUAccelerateDotBase<AccelerateDotPass> {
         auto accelerated = brickgpu::WarpGroupDotOp::create(builder, loc, withEncoding(c, wgmmaPlan->mma), a, b,
                                                             accumulator, dot.getInputPrecision(), /*isAsync=*/false);
         dot.replaceAllUsesWith(ConvertLayoutOp::create(builder, loc, c, accelerated.getResult()).getResult());
-        Value oldA = dot.getA(), oldB = dot.getB();
+        Value operands[] = {dot.getA(), dot.getB()};
         dot.erase();
-        eraseUnused(oldA);
-        eraseUnused(oldB);
+        eraseUnused(operands);
         continue;
       }
       std::optional<unsigned> kWidth = computeCapability >= 80 ? mmaKWidth(dot) : std::nullopt;

@@ -62,18 +62,23 @@ func.func @f32_operands(%p: !brick.ptr<f32>, %m: i32, %s: i64, %map: !brick.tens
 
 // -----
 
-// A block a dot reads transposed (x * W^T, W's [N, K] block) stays for TMA: wgmma reads it in place. Transposed for
-// anything else, it goes through pointers.
+// A block a dot reads transposed (x * W^T, W's [N, K] block) stays for TMA where wgmma can take the dot (M a
+// multiple of 64, a 32-bit accumulator): it reads the block in place. Transposed for anything else, or into a
+// dot of 32 rows (mma.sync), it goes through pointers.
 // CHECK-LABEL: func.func @transposed_operand
 // CHECK: %[[W:.*]] = brick.descriptor_load %{{.*}} -> tensor<64x32xf16>
 // CHECK: %[[WT:.*]] = brick.trans %[[W]] [1, 0]
 // CHECK: brick.dot %{{.*}}, %[[WT]]
 // CHECK: brick.load {{.*}} : tensor<64x32x!brick.ptr<f16>>
 // CHECK: brick.trans
+// CHECK: brick.load {{.*}} : tensor<64x32x!brick.ptr<f16>>
+// CHECK: brick.trans
+// CHECK: brick.dot
 // CHECK-NOT: brick.descriptor_load
 func.func @transposed_operand(%p: !brick.ptr<f16>, %m: i32 {brick.divisibility = 16 : i32}, %s: i64,
-                              %map: !brick.tensormap, %i: i32, %j: i32, %a: tensor<64x32xf16>, %acc: tensor<64x64xf32>)
-    -> (tensor<64x64xf32>, tensor<32x64xf16>) {
+                              %map: !brick.tensormap, %i: i32, %j: i32, %a: tensor<64x32xf16>, %acc: tensor<64x64xf32>,
+                              %a32: tensor<32x32xf16>, %acc32: tensor<32x64xf32>)
+    -> (tensor<64x64xf32>, tensor<32x64xf16>, tensor<32x64xf32>) {
   %c1 = arith.constant 1 : i64
   %dw = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1], %map : !brick.ptr<f16> -> !brick.tensordesc<64x32xf16>
   %w = brick.descriptor_load %dw[%i, %j] : !brick.tensordesc<64x32xf16> -> tensor<64x32xf16>
@@ -81,5 +86,8 @@ func.func @transposed_operand(%p: !brick.ptr<f16>, %m: i32 {brick.divisibility =
   %d = brick.dot %a, %wt, %acc : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
   %v = brick.descriptor_load %dw[%j, %i] : !brick.tensordesc<64x32xf16> -> tensor<64x32xf16>
   %vt = brick.trans %v [1, 0] : tensor<64x32xf16> -> tensor<32x64xf16>
-  return %d, %vt : tensor<64x64xf32>, tensor<32x64xf16>
+  %u = brick.descriptor_load %dw[%i, %i] : !brick.tensordesc<64x32xf16> -> tensor<64x32xf16>
+  %ut = brick.trans %u [1, 0] : tensor<64x32xf16> -> tensor<32x64xf16>
+  %small = brick.dot %a32, %ut, %acc32 : tensor<32x32xf16> * tensor<32x64xf16> -> tensor<32x64xf32>
+  return %d, %vt, %small : tensor<64x64xf32>, tensor<32x64xf16>, tensor<32x64xf32>
 }

@@ -23,6 +23,27 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     %d = brick.dot %a, %wt, %c : tensor<128x32xbf16, #rows> * tensor<32x128xbf16, #cols> -> tensor<128x128xf32, #acc>
     return %d : tensor<128x128xf32, #acc>
   }
+  // One block as both operands (dot(x, x)): one buffer, and the conversion they shared is gone once.
+  // CHECK-LABEL: func.func @same_operand
+  // CHECK: %[[X:.*]] = brickgpu.local_alloc %arg0
+  // CHECK: brickgpu.warpgroup_dot %[[X]], %[[X]]
+  // CHECK-NOT: brickgpu.convert_layout %arg0
+  func.func @same_operand(%x: tensor<64x64xf16, #rows>, %c: tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc> {
+    %y = brickgpu.convert_layout %x : tensor<64x64xf16, #rows> -> tensor<64x64xf16, #cols>
+    %d = brick.dot %y, %y, %c : tensor<64x64xf16, #cols> * tensor<64x64xf16, #cols> -> tensor<64x64xf32, #acc>
+    return %d : tensor<64x64xf32, #acc>
+  }
+  // ... and transposed as both (CSE leaves one brick.trans): one buffer, two views.
+  // CHECK-LABEL: func.func @same_transposed_operand
+  // CHECK: %[[X:.*]] = brickgpu.local_alloc %arg0
+  // CHECK: %[[T:.*]] = brickgpu.memdesc_trans %[[X]]
+  // CHECK: brickgpu.warpgroup_dot %[[T]], %{{.*}}
+  // CHECK-NOT: brick.trans
+  func.func @same_transposed_operand(%x: tensor<64x64xf16, #rows>, %c: tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc> {
+    %y = brick.trans %x [1, 0] : tensor<64x64xf16, #rows> -> tensor<64x64xf16, #cols>
+    %d = brick.dot %y, %y, %c : tensor<64x64xf16, #cols> * tensor<64x64xf16, #cols> -> tensor<64x64xf32, #acc>
+    return %d : tensor<64x64xf32, #acc>
+  }
   // CHECK-LABEL: func.func @transposed_descriptor_block
   // CHECK: %[[Y:.*]] = brick.descriptor_load
   // CHECK: %[[W:.*]] = brickgpu.local_alloc %[[Y]] : (tensor<128x64xbf16, #{{.*}}>) -> !brickgpu.memdesc<128x64xbf16, #[[ROWS128]]>
