@@ -180,6 +180,7 @@ template <ElementTag T> struct MatmulShape {
   unsigned targetCapability;
   bool descriptors = false; // examples::matmulDescriptors instead of the pointer kernel
   bool persistent = false;  // examples::matmulPersistent (descriptors), one program per SM
+  bool transposedB = false; // with descriptors: b holds B^T (N x K), examples::matmulDescriptorsTransposedB
   std::vector<float> a, b;
   DeviceBuffer da, db, dc;
 
@@ -225,6 +226,10 @@ template <ElementTag T> struct MatmulShape {
     static auto kernel = examples::matmulDescriptors<T>();
     return kernel;
   }
+  static auto &transposedBKernel() {
+    static auto kernel = examples::matmulDescriptorsTransposedB<T>();
+    return kernel;
+  }
   static auto &persistentKernel() {
     static auto kernel = examples::matmulPersistent<T>();
     return kernel;
@@ -242,6 +247,12 @@ template <ElementTag T> struct MatmulShape {
                                        TensorDescriptorArg::of(dc, {m, n}, {n, 1}, {config.blockM, config.blockN}), m, n,
                                        k, config.blockM, config.blockN, config.blockK, config.groupM);
     }
+    if (descriptors && transposedB)
+      return transposedBKernel().launch(Grid{config.programs(m, n)}, options,
+                                        TensorDescriptorArg::of(da, {m, k}, {k, 1}, {config.blockM, config.blockK}),
+                                        TensorDescriptorArg::of(db, {n, k}, {k, 1}, {config.blockN, config.blockK}),
+                                        TensorDescriptorArg::of(dc, {m, n}, {n, 1}, {config.blockM, config.blockN}), m,
+                                        n, k, config.blockM, config.blockN, config.blockK, config.groupM);
     if (descriptors)
       return descriptorKernel().launch(Grid{config.programs(m, n)}, options,
                                        TensorDescriptorArg::of(da, {m, k}, {k, 1}, {config.blockM, config.blockK}),
@@ -262,7 +273,7 @@ template <ElementTag T> struct MatmulShape {
       int i = int(rng() % unsigned(m)), j = int(rng() % unsigned(n));
       double ref = 0;
       for (int p = 0; p < k; ++p)
-        ref += double(a[size_t(i) * k + p]) * b[size_t(p) * n + j];
+        ref += double(a[size_t(i) * k + p]) * (transposedB ? b[size_t(j) * k + p] : b[size_t(p) * n + j]);
       double got = fromStored(c[size_t(i) * n + j]);
       diff += (got - ref) * (got - ref);
       norm += ref * ref;
@@ -326,12 +337,15 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
       report(key, problem.measure(config));
   };
   if (!sweep.empty()) {
-    // BRICK_BENCH_MATMUL_DESCRIPTORS=1: sweep examples::matmulDescriptors (TMA on sm_90a) instead.
+    // BRICK_BENCH_MATMUL_DESCRIPTORS=1: sweep examples::matmulDescriptors (TMA on sm_90a) instead; =transposed_b:
+    // examples::matmulDescriptorsTransposedB (B stored N x K; keys say "_bT").
     const char *descriptorsEnv = std::getenv("BRICK_BENCH_MATMUL_DESCRIPTORS");
-    bool descriptors = descriptorsEnv && std::string(descriptorsEnv) == "1";
+    bool transposedB = descriptorsEnv && std::string(descriptorsEnv) == "transposed_b";
+    bool descriptors = transposedB || (descriptorsEnv && std::string(descriptorsEnv) == "1");
     for (bool bf16 : {false, true})
       for (auto [m, n, k] : {std::tuple{4096, 4096, 4096}, {16, 8192, 8192}}) {
-        std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+        std::string shape =
+            std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + (transposedB ? "_bT" : "");
         for (const examples::MatmulConfig &config : sweep) {
           char key[160];
           std::snprintf(key, sizeof(key), "matmul_%s_%s_cfg%d,%d,%d,%d,%u,%u%s", bf16 ? "bf16" : "fp16", shape.c_str(),
@@ -340,10 +354,12 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
           if (bf16) {
             MatmulShape<brick::bf16> problem(m, n, k, Precision::TF32, target);
             problem.descriptors = descriptors;
+            problem.transposedB = transposedB;
             reportOrRefusal(key, problem, config);
           } else {
             MatmulShape<brick::f16> problem(m, n, k, Precision::TF32, target);
             problem.descriptors = descriptors;
+            problem.transposedB = transposedB;
             reportOrRefusal(key, problem, config);
           }
         }
