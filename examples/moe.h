@@ -174,11 +174,18 @@ inline auto moeAlign() {
 /// read from memory once) and its few blocks of rows, where groups across experts' boundaries read weights twice.
 struct MoeBlock {
   Int tileM, tileN;
-  Tensor pairs, realPair, expert, kTiles;
+  Tensor pairs, realPair, expert, kTiles, live;
 };
+/// The block's pair ids and which are real, into `block` (moeBlock's `loadRows`).
+inline void moeBlockRows(MoeBlock &block, const Ptr<i32> &sortedPairIds, const Int &numPairs, int blockM) {
+  block.pairs = load(sortedPairIds + block.tileM * blockM + arange(0, blockM), block.live, numPairs);
+  block.realPair = block.pairs < numPairs;
+}
+/// Without `loadRows`, everything before the K loop is scalars (what a warp-specialized kernel's producer warps
+/// may run too); moeBlockRows then loads the pair ids after the loop.
 inline MoeBlock moeBlock(const Ptr<i32> &sortedPairIds, const Ptr<i32> &blockExpert, const Ptr<i32> &blockRuns,
                          const Ptr<i32> &totalPadded, const Int &N, const Int &K, const Int &numPairs, int blockM,
-                         int blockN, int blockK, int groupM) {
+                         int blockN, int blockK, int groupM, bool loadRows = true) {
   Int program = program_id(0), tilesN = cdiv(N, blockN);
   Int block = program / tilesN;
   Int first = load(blockRuns + block * 2), end = load(blockRuns + block * 2 + 1);
@@ -194,9 +201,12 @@ inline MoeBlock moeBlock(const Ptr<i32> &sortedPairIds, const Ptr<i32> &blockExp
   Int inGroup = program - groupStart * tilesN;
   Int tileM = groupStart + inGroup % groupRows, tileN = inGroup / groupRows;
   Tensor live = tileM * blockM < load(totalPadded);
-  Tensor pairs = load(sortedPairIds + tileM * blockM + arange(0, blockM), live, numPairs);
-  Tensor expert = load(blockExpert + tileM, live, 0).to<i64>();
-  return {tileM, tileN, pairs, pairs < numPairs, expert, where(live, cdiv(K, blockK), 0)};
+  MoeBlock result{tileM, tileN, {}, {}, {}, {}, live};
+  if (loadRows)
+    moeBlockRows(result, sortedPairIds, numPairs, blockM);
+  result.expert = load(blockExpert + tileM, live, 0).to<i64>();
+  result.kTiles = where(live, cdiv(K, blockK), 0);
+  return result;
 }
 
 /// Grouped GEMM 1 with the activation: h[pair, n] = silu(a[token] . wGate[e, n]) * (a[token] . wUp[e, n]) for
@@ -208,7 +218,7 @@ template <ElementTag T = bf16> auto moeGateUp() {
                                   Int strideAM, Int strideAK, Int strideWE, Int strideWN, Int strideWK, Int strideHM,
                                   Int strideHN, Const<int> BLOCK_M, Const<int> BLOCK_N, Const<int> BLOCK_K,
                                   Const<int> GROUP_M) {
-    auto [tileM, tileN, pairs, realPair, expert, kTiles] =
+    [[maybe_unused]] auto [tileM, tileN, pairs, realPair, expert, kTiles, live] =
         moeBlock(sortedPairIds, blockExpert, blockRuns, totalPadded, I, K, numPairs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M);
     Tensor cols = (tileN * BLOCK_N + arange(0, BLOCK_N)) % I;
     Tensor ks = arange(0, BLOCK_K);
@@ -241,7 +251,7 @@ template <ElementTag T = bf16> auto moeGateUpDescriptors() {
                                       Ptr<i32> blockExpert, Ptr<i32> blockRuns, Ptr<i32> totalPadded, Int I, Int K,
                                       Int topk, Int numPairs, Int strideAM, Int strideAK, Int strideHM, Int strideHN,
                                       Const<int> BLOCK_M, Const<int> BLOCK_N, Const<int> BLOCK_K, Const<int> GROUP_M) {
-    auto [tileM, tileN, pairs, realPair, expert, kTiles] =
+    [[maybe_unused]] auto [tileM, tileN, pairs, realPair, expert, kTiles, live] =
         moeBlock(sortedPairIds, blockExpert, blockRuns, totalPadded, I, K, numPairs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M);
     Tensor ks = arange(0, BLOCK_K);
     Tensor aTile = a + (pairs / topk).column() * strideAM + ks.row() * strideAK;
@@ -288,8 +298,10 @@ template <ElementTag T = bf16> auto moeGateUpSorted() {
                                          Ptr<i32> totalPadded, Int I, Int K, Int numPairs, Int strideHM, Int strideHN,
                                          Const<int> BLOCK_M, Const<int> BLOCK_N, Const<int> BLOCK_K,
                                          Const<int> GROUP_M) {
-    auto [tileM, tileN, pairs, realPair, expert, kTiles] =
-        moeBlock(sortedPairIds, blockExpert, blockRuns, totalPadded, I, K, numPairs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M);
+    MoeBlock block = moeBlock(sortedPairIds, blockExpert, blockRuns, totalPadded, I, K, numPairs, BLOCK_M, BLOCK_N,
+                              BLOCK_K, GROUP_M, /*loadRows=*/false);
+    Int tileM = block.tileM, tileN = block.tileN;
+    Tensor expert = block.expert, kTiles = block.kTiles;
     Int row = tileM * BLOCK_M;
     Int gateRow = Int(expert.to<i32>()) * 2 * I + tileN * BLOCK_N, upRow = gateRow + I;
     Tensor gate = zeros<f32>({BLOCK_M, BLOCK_N}), up = zeros<f32>({BLOCK_M, BLOCK_N});
@@ -298,9 +310,10 @@ template <ElementTag T = bf16> auto moeGateUpSorted() {
       gate = dot(aBlock, w13.load({gateRow, k * BLOCK_K}).trans(), gate);
       up = dot(aBlock, w13.load({upRow, k * BLOCK_K}).trans(), up);
     });
+    moeBlockRows(block, sortedPairIds, numPairs, BLOCK_M);
     Tensor colsH = tileN * BLOCK_N + arange(0, BLOCK_N);
-    store(h + pairs.column() * strideHM + colsH.row() * strideHN, gate * sigmoid(gate) * up,
-          realPair.column() & (colsH.row() < I));
+    store(h + block.pairs.column() * strideHM + colsH.row() * strideHN, gate * sigmoid(gate) * up,
+          block.realPair.column() & (colsH.row() < I));
   });
 }
 
@@ -312,7 +325,7 @@ template <ElementTag T = bf16> auto moeDown() {
                                Int strideHM, Int strideHK, Int strideWE, Int strideWN, Int strideWK, Int strideYM,
                                Int strideYN, Const<int> BLOCK_M, Const<int> BLOCK_N, Const<int> BLOCK_K,
                                Const<int> GROUP_M) {
-    auto [tileM, tileN, pairs, realPair, expert, kTiles] =
+    [[maybe_unused]] auto [tileM, tileN, pairs, realPair, expert, kTiles, live] =
         moeBlock(sortedPairIds, blockExpert, blockRuns, totalPadded, N, K, numPairs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M);
     Tensor cols = (tileN * BLOCK_N + arange(0, BLOCK_N)) % N;
     Tensor ks = arange(0, BLOCK_K);

@@ -48,12 +48,20 @@ struct Plan {
   Slice slice; // what computes the blocks' coordinates
 };
 
-/// Whether every op of `range` leaves memory alone and synchronizes nothing (the producer warps may run it).
+/// A load of one scalar: every thread reads the same address, whichever warp it is in (an MoE block's expert).
+bool scalarLoad(Operation *op) {
+  auto load = dyn_cast<LoadOp>(op);
+  return load && !load.getIsVolatile() && !isa<RankedTensorType>(load.getType());
+}
+
+/// Whether every op of `range` leaves memory alone, but for scalar loads, and synchronizes nothing (the producer
+/// warps may run it).
 bool quiet(llvm::iterator_range<Block::iterator> range) {
   for (Operation &op : range) {
     bool touches = op.walk([](Operation *inner) {
-                       return isMemoryEffectFree(inner) && getScratchBytes(inner) == 0 ? WalkResult::advance()
-                                                                                       : WalkResult::interrupt();
+                       return (isMemoryEffectFree(inner) || scalarLoad(inner)) && getScratchBytes(inner) == 0
+                                  ? WalkResult::advance()
+                                  : WalkResult::interrupt();
                      }).wasInterrupted();
     if (touches)
       return false;

@@ -108,6 +108,39 @@ module attributes {brickgpu.num_warps = 4 : i32} {
 
 // -----
 
+// A scalar load before the loop (an MoE block's expert) reads one address whichever warp runs it: the producer
+// warps run it too, and the loop is specialized.
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#a = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#s = #brickgpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+// CHECK-LABEL: func.func @scalar_load_first
+// CHECK: brick.load %arg5
+// CHECK: brickgpu.warp_specialize
+module attributes {brickgpu.num_warps = 4 : i32} {
+  func.func @scalar_load_first(%p: !brick.ptr<f16>, %map: !brick.tensormap, %m: i32, %kTiles: i32, %s: i64, %flag: !brick.ptr<i32>) attributes {brick.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %zero = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
+    %row = brick.load %flag : !brick.ptr<i32>
+    %da = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<64x128xf16>
+    %db = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<128x128xf16>
+    %acc = scf.for %k = %c0 to %kTiles step %c1 iter_args(%c = %zero) -> (tensor<64x128xf32, #mma>) : i32 {
+      %x = brick.descriptor_load %da[%row, %k] : !brick.tensordesc<64x128xf16> -> tensor<64x128xf16, #rows>
+      %xa = brickgpu.local_alloc %x : (tensor<64x128xf16, #rows>) -> !brickgpu.memdesc<64x128xf16, #a>
+      %y = brick.descriptor_load %db[%k, %m] : !brick.tensordesc<128x128xf16> -> tensor<128x128xf16, #rows>
+      %yb = brickgpu.local_alloc %y : (tensor<128x128xf16, #rows>) -> !brickgpu.memdesc<128x128xf16, #a>
+      %d = brickgpu.warpgroup_dot %xa, %yb, %c : !brickgpu.memdesc<64x128xf16, #a>, !brickgpu.memdesc<128x128xf16, #a> -> tensor<64x128xf32, #mma>
+      scf.yield %d : tensor<64x128xf32, #mma>
+    }
+    %kept = brickgpu.local_alloc %acc : (tensor<64x128xf32, #mma>) -> !brickgpu.memdesc<64x128xf32, #s>
+    return
+  }
+}
+
+// -----
+
 // A K loop in a persistent tile loop: the producer runs the tile loop too (the tile's row recomputed), the ring's
 // slot and phase carry on from tile to tile in both; the consumers release a tile's last slot after its last dot.
 #mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
