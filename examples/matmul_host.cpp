@@ -29,40 +29,25 @@ template <> struct MatmulTraits<brick::i8> {
   static constexpr const char *name = "i8";
 };
 
-/// The kernel for T under `precision` (one per precision: it is part of the kernel's IR).
+/// The kernel `make(precision)` builds, one per precision (it is part of the kernel's IR), made once.
+template <class Make> auto &perPrecision(Make make, Precision precision) {
+  static std::array<decltype(make(Precision::IEEE)), 3> kernels = {make(Precision::IEEE), make(Precision::TF32),
+                                                                   make(Precision::TF32x3)};
+  return kernels[static_cast<int>(precision)];
+}
+
 template <brick::ElementTag T> auto &matmulKernel(Precision precision) {
-  using Kernel = decltype(matmul<T, typename MatmulTraits<T>::Out>());
-  static std::array<Kernel, 3> kernels = {matmul<T, typename MatmulTraits<T>::Out>(Precision::IEEE),
-                                          matmul<T, typename MatmulTraits<T>::Out>(Precision::TF32),
-                                          matmul<T, typename MatmulTraits<T>::Out>(Precision::TF32x3)};
-  return kernels[static_cast<int>(precision)];
+  return perPrecision([](Precision p) { return matmul<T, typename MatmulTraits<T>::Out>(p); }, precision);
 }
-
 template <brick::ElementTag T> auto &matmulPersistentKernel(Precision precision) {
-  using Out = typename MatmulTraits<T>::Out;
-  using Kernel = decltype(matmulPersistent<T, Out>());
-  static std::array<Kernel, 3> kernels = {matmulPersistent<T, Out>(Precision::IEEE),
-                                          matmulPersistent<T, Out>(Precision::TF32),
-                                          matmulPersistent<T, Out>(Precision::TF32x3)};
-  return kernels[static_cast<int>(precision)];
+  return perPrecision([](Precision p) { return matmulPersistent<T, typename MatmulTraits<T>::Out>(p); }, precision);
 }
-
 template <brick::ElementTag T> auto &matmulDescriptorsTransposedBKernel(Precision precision) {
-  using Out = typename MatmulTraits<T>::Out;
-  using Kernel = decltype(matmulDescriptorsTransposedB<T, Out>());
-  static std::array<Kernel, 3> kernels = {matmulDescriptorsTransposedB<T, Out>(Precision::IEEE),
-                                          matmulDescriptorsTransposedB<T, Out>(Precision::TF32),
-                                          matmulDescriptorsTransposedB<T, Out>(Precision::TF32x3)};
-  return kernels[static_cast<int>(precision)];
+  return perPrecision([](Precision p) { return matmulDescriptorsTransposedB<T, typename MatmulTraits<T>::Out>(p); },
+                      precision);
 }
-
 template <brick::ElementTag T> auto &matmulDescriptorsKernel(Precision precision) {
-  using Out = typename MatmulTraits<T>::Out;
-  using Kernel = decltype(matmulDescriptors<T, Out>());
-  static std::array<Kernel, 3> kernels = {matmulDescriptors<T, Out>(Precision::IEEE),
-                                          matmulDescriptors<T, Out>(Precision::TF32),
-                                          matmulDescriptors<T, Out>(Precision::TF32x3)};
-  return kernels[static_cast<int>(precision)];
+  return perPrecision([](Precision p) { return matmulDescriptors<T, typename MatmulTraits<T>::Out>(p); }, precision);
 }
 
 brick::TuningConfig tuningConfig(const MatmulConfig &config) {

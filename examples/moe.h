@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace examples {
@@ -209,6 +210,21 @@ inline MoeBlock moeBlock(const Ptr<i32> &sortedPairIds, const Ptr<i32> &blockExp
   return result;
 }
 
+/// GEMM 1's epilogue: h[pair, n] = silu(gate) * up for the block's real pairs and n < I.
+inline void moeStoreActivation(const Tensor &h, const Tensor &pairs, const Tensor &realPair, const Tensor &gate,
+                               const Tensor &up, const Int &tileN, const Int &I, const Int &strideHM,
+                               const Int &strideHN, int blockN) {
+  Tensor cols = tileN * blockN + arange(0, blockN);
+  store(h + pairs.column() * strideHM + cols.row() * strideHN, gate * sigmoid(gate) * up,
+        realPair.column() & (cols.row() < I));
+}
+
+/// The first rows of the tile's gate and up blocks in w13 seen as an [E * 2I, H] matrix (a descriptor's).
+inline std::pair<Int, Int> moeWeightRows(const Tensor &expert, const Int &tileN, const Int &I, int blockN) {
+  Int gateRow = Int(expert.to<i32>()) * 2 * I + tileN * blockN;
+  return {gateRow, gateRow + I};
+}
+
 /// Grouped GEMM 1 with the activation: h[pair, n] = silu(a[token] . wGate[e, n]) * (a[token] . wUp[e, n]) for
 /// n < I, token = pair / topk, e = the expert of the pair's block; w13 is [E, 2I, H] (gate rows, then up rows).
 /// Launch maxBlocks * cdiv(I, BLOCK_N) programs.
@@ -235,9 +251,7 @@ template <ElementTag T = bf16> auto moeGateUp() {
       gateTile = gateTile + BLOCK_K * strideWK;
       upTile = upTile + BLOCK_K * strideWK;
     });
-    Tensor colsH = tileN * BLOCK_N + arange(0, BLOCK_N);
-    store(h + pairs.column() * strideHM + colsH.row() * strideHN, gate * sigmoid(gate) * up,
-          realPair.column() & (colsH.row() < I));
+    moeStoreActivation(h, pairs, realPair, gate, up, tileN, I, strideHM, strideHN, BLOCK_N);
   });
 }
 
@@ -255,7 +269,7 @@ template <ElementTag T = bf16> auto moeGateUpDescriptors() {
         moeBlock(sortedPairIds, blockExpert, blockRuns, totalPadded, I, K, numPairs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M);
     Tensor ks = arange(0, BLOCK_K);
     Tensor aTile = a + (pairs / topk).column() * strideAM + ks.row() * strideAK;
-    Int gateRow = Int(expert.to<i32>()) * 2 * I + tileN * BLOCK_N, upRow = gateRow + I;
+    auto [gateRow, upRow] = moeWeightRows(expert, tileN, I, BLOCK_N);
     Tensor gate = zeros<f32>({BLOCK_M, BLOCK_N}), up = zeros<f32>({BLOCK_M, BLOCK_N});
     for_range(0, kTiles, 1, carry(gate, up, aTile), [&](Int k) {
       Tensor aBlock = load(aTile, realPair.column() & (ks.row() < K - k * BLOCK_K), 0.0);
@@ -263,9 +277,7 @@ template <ElementTag T = bf16> auto moeGateUpDescriptors() {
       up = dot(aBlock, w13.load({upRow, k * BLOCK_K}).trans(), up);
       aTile = aTile + BLOCK_K * strideAK;
     });
-    Tensor colsH = tileN * BLOCK_N + arange(0, BLOCK_N);
-    store(h + pairs.column() * strideHM + colsH.row() * strideHN, gate * sigmoid(gate) * up,
-          realPair.column() & (colsH.row() < I));
+    moeStoreActivation(h, pairs, realPair, gate, up, tileN, I, strideHM, strideHN, BLOCK_N);
   });
 }
 
@@ -303,7 +315,7 @@ template <ElementTag T = bf16> auto moeGateUpSorted() {
     Int tileM = block.tileM, tileN = block.tileN;
     Tensor expert = block.expert, kTiles = block.kTiles;
     Int row = tileM * BLOCK_M;
-    Int gateRow = Int(expert.to<i32>()) * 2 * I + tileN * BLOCK_N, upRow = gateRow + I;
+    auto [gateRow, upRow] = moeWeightRows(expert, tileN, I, BLOCK_N);
     Tensor gate = zeros<f32>({BLOCK_M, BLOCK_N}), up = zeros<f32>({BLOCK_M, BLOCK_N});
     for_range(0, kTiles, 1, carry(gate, up), [&](Int k) {
       Tensor aBlock = aSorted.load({row, k * BLOCK_K});
@@ -311,9 +323,7 @@ template <ElementTag T = bf16> auto moeGateUpSorted() {
       up = dot(aBlock, w13.load({upRow, k * BLOCK_K}).trans(), up);
     });
     moeBlockRows(block, sortedPairIds, numPairs, BLOCK_M);
-    Tensor colsH = tileN * BLOCK_N + arange(0, BLOCK_N);
-    store(h + block.pairs.column() * strideHM + colsH.row() * strideHN, gate * sigmoid(gate) * up,
-          block.realPair.column() & (colsH.row() < I));
+    moeStoreActivation(h, block.pairs, block.realPair, gate, up, tileN, I, strideHM, strideHN, BLOCK_N);
   });
 }
 

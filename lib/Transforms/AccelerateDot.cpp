@@ -147,10 +147,8 @@ Value toWgmmaOperand(OpBuilder &builder, Location loc, Value operand, brickgpu::
     return toSharedBuffer(builder, loc, operand, layout);
   auto viewType = brickgpu::MemDescType::get(builder.getContext(), cast<RankedTensorType>(operand.getType()).getShape(),
                                              getElementTypeOrSelf(operand.getType()), layout);
-  ArrayRef<unsigned> order = layout.getOrder();
-  auto stored = brickgpu::NVMMASharedEncodingAttr::get(builder.getContext(), layout.getSwizzle(),
-                                                       {1 - order[0], 1 - order[1]});
-  Value buffer = toSharedBuffer(builder, loc, block, stored);
+  // The block's buffer is the view transposed back.
+  Value buffer = toSharedBuffer(builder, loc, block, brickgpu::MemDescTransOp::transposed(viewType).getEncoding());
   return brickgpu::MemDescTransOp::create(builder, loc, viewType, buffer);
 }
 
@@ -222,9 +220,8 @@ std::optional<WgmmaPlan> planWgmma(DotOp dot, unsigned numWarps) {
   auto shared = [&](Value operand, unsigned kDim, int64_t tileAlongOther) -> brickgpu::NVMMASharedEncodingAttr {
     // A transposed block is stored as it was loaded; its order, in the operand's dimensions, is swapped.
     Value block = transposedBlock(operand);
-    auto [source, order] = storageSource(block ? block : operand);
-    if (block)
-      order = {1 - order[0], 1 - order[1]};
+    auto [source, storedOrder] = storageSource(block ? block : operand);
+    SmallVector<unsigned> order = block ? SmallVector<unsigned>{1 - storedOrder[0], 1 - storedOrder[1]} : storedOrder;
     auto type = cast<RankedTensorType>(operand.getType());
     bool kMajor = order[0] == kDim;
     if (!kMajor && !sixteenBit)
@@ -237,11 +234,8 @@ std::optional<WgmmaPlan> planWgmma(DotOp dot, unsigned numWarps) {
     // swizzle also divides each instruction tile (the pipeline then copies straight into the operand's ring).
     if (source.getDefiningOp<DescriptorLoadOp>()) {
       auto sourceType = cast<RankedTensorType>(source.getType());
-      SmallVector<unsigned> sourceOrder(order);
-      if (block)
-        sourceOrder = {1 - order[0], 1 - order[1]};
       if (auto tma = brickgpu::getTMALayout(context, sourceType.getShape(), sourceType.getElementType());
-          tma && tma.getOrder() == ArrayRef<unsigned>(sourceOrder) &&
+          tma && tma.getOrder() == ArrayRef<unsigned>(storedOrder) &&
           (kMajor || (tileAlongOther * bytes) % tma.getSwizzle() == 0))
         return brickgpu::NVMMASharedEncodingAttr::get(context, tma.getSwizzle(), order);
     }
