@@ -74,6 +74,13 @@ const std::vector<Example> &catalog() {
            {Arg::descriptor({128, 64}, {16, 16}), Arg::descriptor({128, 64}, {16, 16}), aligned, aligned, aligned,
             aligned, aligned, aligned, aligned, dyn, aligned, one, 128, 128, 64, 16},
            8, 4),
+      make("moe_persistent",
+           "moe_sorted as a persistent kernel: a program per SM takes tiles in turn (bf16, 128x128x64 tiles, GROUP_M "
+           "= 16, 8 warps, 3 stages)",
+           moeGateUpPersistent<brick::bf16>(),
+           {Arg::descriptor({128, 64}, {16, 16}), Arg::descriptor({128, 64}, {16, 16}), aligned, aligned, aligned,
+            aligned, aligned, aligned, aligned, dyn, aligned, one, 128, 128, 64, 16},
+           8, 3),
       make("moe_gather_rows", "MoE: token rows copied into sorted order (bf16, 16 rows x 512 columns a program)",
            moeGatherRows<brick::bf16>(), {aligned, aligned, aligned, aligned, aligned, dyn, dyn, aligned, 16, 512}),
       make("moe_route", "MoE routing: softmax, top-2 of 8 experts, renormalized (bf16 logits, 16 tokens a program)",

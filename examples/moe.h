@@ -184,10 +184,11 @@ inline void moeBlockRows(MoeBlock &block, const Ptr<i32> &sortedPairIds, const I
 }
 /// Without `loadRows`, everything before the K loop is scalars (what a warp-specialized kernel's producer warps
 /// may run too); moeBlockRows then loads the pair ids after the loop.
-inline MoeBlock moeBlock(const Ptr<i32> &sortedPairIds, const Ptr<i32> &blockExpert, const Ptr<i32> &blockRuns,
-                         const Ptr<i32> &totalPadded, const Int &N, const Int &K, const Int &numPairs, int blockM,
-                         int blockN, int blockK, int groupM, bool loadRows = true) {
-  Int program = program_id(0), tilesN = cdiv(N, blockN);
+/// `program`: the index in the row-major order of tiles (a persistent kernel's tile; else program_id(0)).
+inline MoeBlock moeBlockOf(const Int &program, const Ptr<i32> &sortedPairIds, const Ptr<i32> &blockExpert,
+                           const Ptr<i32> &blockRuns, const Ptr<i32> &totalPadded, const Int &N, const Int &K,
+                           const Int &numPairs, int blockM, int blockN, int blockK, int groupM, bool loadRows = true) {
+  Int tilesN = cdiv(N, blockN);
   Int block = program / tilesN;
   Int first = load(blockRuns + block * 2), end = load(blockRuns + block * 2 + 1);
   // The run's blocks split evenly: `groups` groups, the first `longer` of them one block longer than the rest.
@@ -208,6 +209,12 @@ inline MoeBlock moeBlock(const Ptr<i32> &sortedPairIds, const Ptr<i32> &blockExp
   result.expert = load(blockExpert + tileM, live, 0).to<i64>();
   result.kTiles = where(live, cdiv(K, blockK), 0);
   return result;
+}
+inline MoeBlock moeBlock(const Ptr<i32> &sortedPairIds, const Ptr<i32> &blockExpert, const Ptr<i32> &blockRuns,
+                         const Ptr<i32> &totalPadded, const Int &N, const Int &K, const Int &numPairs, int blockM,
+                         int blockN, int blockK, int groupM, bool loadRows = true) {
+  return moeBlockOf(program_id(0), sortedPairIds, blockExpert, blockRuns, totalPadded, N, K, numPairs, blockM, blockN,
+                    blockK, groupM, loadRows);
 }
 
 /// GEMM 1's epilogue: h[pair, n] = silu(gate) * up for the block's real pairs and n < I.
@@ -301,6 +308,23 @@ template <ElementTag T = bf16> auto moeGatherRows() {
   });
 }
 
+/// One tile of moe_gate_up_sorted: the block's K loop over descriptor blocks, then its pair ids and the store.
+template <ElementTag T>
+void moeGateUpSortedTile(MoeBlock &block, const TensorDescriptor<T, 2> &aSorted, const TensorDescriptor<T, 2> &w13,
+                         const Ptr<T> &h, const Ptr<i32> &sortedPairIds, const Int &I, const Int &numPairs,
+                         const Int &strideHM, const Int &strideHN, int blockM, int blockN, int blockK) {
+  Int row = block.tileM * blockM;
+  auto [gateRow, upRow] = moeWeightRows(block.expert, block.tileN, I, blockN);
+  Tensor gate = zeros<f32>({blockM, blockN}), up = zeros<f32>({blockM, blockN});
+  for_range(0, block.kTiles, 1, carry(gate, up), [&](Int k) {
+    Tensor aBlock = aSorted.load({row, k * blockK});
+    gate = dot(aBlock, w13.load({gateRow, k * blockK}).trans(), gate);
+    up = dot(aBlock, w13.load({upRow, k * blockK}).trans(), up);
+  });
+  moeBlockRows(block, sortedPairIds, numPairs, blockM);
+  moeStoreActivation(h, block.pairs, block.realPair, gate, up, block.tileN, I, strideHM, strideHN, blockN);
+}
+
 /// moe_gate_up with both operands through tensor descriptors: the token rows already in sorted order (aSorted,
 /// [maxBlocks * BLOCK_M, H], from moe_gather_rows) and w13 as in moeGateUpDescriptors. Every block of the K loop
 /// comes by TMA on sm_90a, so the loop can also be warp-specialized. Launch as moe_gate_up.
@@ -312,18 +336,27 @@ template <ElementTag T = bf16> auto moeGateUpSorted() {
                                          Const<int> GROUP_M) {
     MoeBlock block = moeBlock(sortedPairIds, blockExpert, blockRuns, totalPadded, I, K, numPairs, BLOCK_M, BLOCK_N,
                               BLOCK_K, GROUP_M, /*loadRows=*/false);
-    Int tileM = block.tileM, tileN = block.tileN;
-    Tensor expert = block.expert, kTiles = block.kTiles;
-    Int row = tileM * BLOCK_M;
-    auto [gateRow, upRow] = moeWeightRows(expert, tileN, I, BLOCK_N);
-    Tensor gate = zeros<f32>({BLOCK_M, BLOCK_N}), up = zeros<f32>({BLOCK_M, BLOCK_N});
-    for_range(0, kTiles, 1, carry(gate, up), [&](Int k) {
-      Tensor aBlock = aSorted.load({row, k * BLOCK_K});
-      gate = dot(aBlock, w13.load({gateRow, k * BLOCK_K}).trans(), gate);
-      up = dot(aBlock, w13.load({upRow, k * BLOCK_K}).trans(), up);
+    moeGateUpSortedTile(block, aSorted, w13, h, sortedPairIds, I, numPairs, strideHM, strideHN, BLOCK_M, BLOCK_N,
+                        BLOCK_K);
+  });
+}
+
+/// moe_gate_up_sorted as a persistent kernel: launch one program per SM (or fewer); program p takes tiles p, p +
+/// num_programs, ... of the live blocks' (in moe_gate_up's order). Warp-specialized on sm_90a, the producer warps
+/// fill the next tile's slots while the consumers store this one.
+template <ElementTag T = bf16> auto moeGateUpPersistent() {
+  return kernel("moe_gate_up_persistent", [](TensorDescriptor<T, 2> aSorted, TensorDescriptor<T, 2> w13, Ptr<T> h,
+                                             Ptr<i32> sortedPairIds, Ptr<i32> blockExpert, Ptr<i32> blockRuns,
+                                             Ptr<i32> totalPadded, Int I, Int K, Int numPairs, Int strideHM,
+                                             Int strideHN, Const<int> BLOCK_M, Const<int> BLOCK_N, Const<int> BLOCK_K,
+                                             Const<int> GROUP_M) {
+    Int tiles = load(totalPadded) / BLOCK_M * cdiv(I, BLOCK_N);
+    for_range(program_id(0), tiles, num_programs(0), [&](Int tile) {
+      MoeBlock block = moeBlockOf(tile, sortedPairIds, blockExpert, blockRuns, totalPadded, I, K, numPairs, BLOCK_M,
+                                  BLOCK_N, BLOCK_K, GROUP_M, /*loadRows=*/false);
+      moeGateUpSortedTile(block, aSorted, w13, h, sortedPairIds, I, numPairs, strideHM, strideHN, BLOCK_M, BLOCK_N,
+                          BLOCK_K);
     });
-    moeBlockRows(block, sortedPairIds, numPairs, BLOCK_M);
-    moeStoreActivation(h, block.pairs, block.realPair, gate, up, tileN, I, strideHM, strideHN, BLOCK_N);
   });
 }
 

@@ -46,6 +46,12 @@ MoeConfig moeConfig(const MoeShape &shape) {
     // once, about 240 / I of GEMM 1's time at 600 TFLOP/s and 2.5 TB/s: Mixtral's I = 14336 gains (3.12 -> 2.93
     // ms with the copy), DeepSeek-V3's 2048 loses (5.78 -> 6.24).
     config.gatherRows = shape.intermediate >= 4096;
+    // Then persistent, so that a tile's store overlaps the next tile's loads (Mixtral at 4096 tokens: 3.45 -> 3.11
+    // and 3.26 -> 2.99 ms on an H100); the ring then lives through the epilogue, 3 stages beside its conversion.
+    // DeepSeek-V3 lost (6.27 -> 6.52 ms, rows gathered both ways).
+    config.persistent = config.gatherRows;
+    if (config.persistent)
+      config.stages = 3;
   }
   config.tuned = true;
   return config;
@@ -72,6 +78,7 @@ template <brick::ElementTag T> struct Kernels {
   decltype(moeGateUpDescriptors<T>()) gateUpDescriptors = moeGateUpDescriptors<T>();
   decltype(moeGatherRows<T>()) gatherRows = moeGatherRows<T>();
   decltype(moeGateUpSorted<T>()) gateUpSorted = moeGateUpSorted<T>();
+  decltype(moeGateUpPersistent<T>()) gateUpPersistent = moeGateUpPersistent<T>();
   decltype(moeDown<T>()) down = moeDown<T>();
   decltype(moeSum<T>()) reduce = moeSum<T>();
   decltype(randomFill<T>()) fill = randomFill<T>();
@@ -245,12 +252,21 @@ template <brick::ElementTag T> Error MoeLayer<T>::runGateUp(const brick::runtime
       return e;
     brick::LaunchOptions specialized = options;
     specialized.warpSpecialize = true;
-    return kernels<T>().gateUpSorted.launch(
-        grid, specialized, TensorDescriptorArg::of(*aSorted_, {rows, H}, {H, 1}, {config_.blockM, config_.gateUpK}),
-        TensorDescriptorArg::of(*w13Buffer_, {int64_t(s.experts) * 2 * I, H}, {H, 1},
-                                {config_.gateUpN, config_.gateUpK}),
-        *h_, *sorted_, *blockExpert_, *blockRuns_, *total_, I, H, int(s.pairs()), I, 1, config_.blockM,
-        config_.gateUpN, config_.gateUpK, config_.groupM);
+    auto launchSorted = [&](const auto &kernel, brick::Grid sortedGrid) {
+      return kernel.launch(
+          sortedGrid, specialized,
+          TensorDescriptorArg::of(*aSorted_, {rows, H}, {H, 1}, {config_.blockM, config_.gateUpK}),
+          TensorDescriptorArg::of(*w13Buffer_, {int64_t(s.experts) * 2 * I, H}, {H, 1},
+                                  {config_.gateUpN, config_.gateUpK}),
+          *h_, *sorted_, *blockExpert_, *blockRuns_, *total_, I, H, int(s.pairs()), I, 1, config_.blockM,
+          config_.gateUpN, config_.gateUpK, config_.groupM);
+    };
+    if (config_.persistent) {
+      unsigned programs = config_.persistentPrograms ? config_.persistentPrograms
+                                                     : unsigned(std::max(1, device_->multiprocessors()));
+      return launchSorted(kernels<T>().gateUpPersistent, brick::Grid{std::min(grid.x, programs)});
+    }
+    return launchSorted(kernels<T>().gateUpSorted, grid);
   }
   if (weightDescriptors()) {
     // w13 as an [E * 2I, H] matrix in BLOCK_N x BLOCK_K blocks (the tuner's first two values when it chooses).
@@ -305,8 +321,8 @@ template <brick::ElementTag T> std::string MoeLayer<T>::tunedChoice() const {
   const Kernels<T> &k = kernels<T>();
   const std::vector<int64_t> gateUpKey = {shape_.intermediate, shape_.hidden, pairs};
   if (gatherRows())
-    return "gate_up (rows gathered, all by descriptor) [" + std::to_string(config_.gateUpN) + ", " +
-           std::to_string(config_.gateUpK) + ", " + std::to_string(config_.groupM) + "] warps=" +
+    return std::string("gate_up (rows gathered, all by descriptor") + (config_.persistent ? ", persistent" : "") +
+           ") [" + std::to_string(config_.gateUpN) + ", " + std::to_string(config_.gateUpK) + ", " + std::to_string(config_.groupM) + "] warps=" +
            std::to_string(config_.gateUpWarps) + " stages=" + std::to_string(config_.stages) +
            ", down " + chosen(moeTuner(k.down, config_.blockM, false, *device_), {shape_.hidden, shape_.intermediate, pairs});
   return (weightDescriptors()

@@ -39,6 +39,11 @@ struct MoeConfig {
   /// through a descriptor too (moeGateUpSorted: every block by TMA, warp-specialized on sm_90a), with this
   /// config's tiles (not tuned).
   bool gatherRows = false;
+  /// With gatherRows: GEMM 1 as a persistent kernel (moeGateUpPersistent: a program per SM, warp-specialized on
+  /// sm_90a, so that a tile's store overlaps the next tile's loads).
+  bool persistent = false;
+  /// Its programs (at most its tiles): 0 for one per SM (one on the interpreter).
+  unsigned persistentPrograms = 0;
   /// The GEMMs launch through the autotuner (brick/JIT/Autotune.h): for this BLOCK_M, the tiles, warps and stages
   /// of each are tuned per (N, K, pairs rounded up to a power of two), moeCandidates' first being these.
   bool tuned = false;

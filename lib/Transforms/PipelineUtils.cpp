@@ -30,8 +30,9 @@ brickgpu::LocalAllocOp tmaTarget(DescriptorLoadOp load) {
 }
 
 /// The ops of the loop body that compute `roots` (in body order), and which loop-carried values they read:
-/// what a copy for a later iteration recomputes. Empty when one of them has side effects or regions.
-std::optional<Slice> sliceOf(scf::ForOp loop, ArrayRef<Value> roots) {
+/// what a copy for a later iteration recomputes. Empty when one of them has side effects (but for the reads
+/// `mayRepeat` admits) or regions.
+std::optional<Slice> sliceOf(scf::ForOp loop, ArrayRef<Value> roots, llvm::function_ref<bool(Operation *)> mayRepeat) {
   Block *body = loop.getBody();
   llvm::SetVector<Operation *> ops;
   llvm::SetVector<unsigned> carried;
@@ -49,7 +50,7 @@ std::optional<Slice> sliceOf(scf::ForOp loop, ArrayRef<Value> roots) {
     Operation *op = value.getDefiningOp();
     if (op->getBlock() != body || !ops.insert(op))
       continue; // defined outside the loop: the same for every iteration
-    if (op->getNumRegions() != 0 || !isMemoryEffectFree(op))
+    if (op->getNumRegions() != 0 || !(isMemoryEffectFree(op) || (mayRepeat && mayRepeat(op))))
       return std::nullopt;
     llvm::append_range(worklist, op->getOperands());
   }

@@ -22,8 +22,10 @@ struct Slice {
   SmallVector<Operation *> ops;
   SmallVector<unsigned> carried; // iter_arg indices, ascending
 };
-/// Empty when one of those ops has side effects or regions.
-std::optional<Slice> sliceOf(scf::ForOp loop, ArrayRef<Value> roots);
+/// Empty when one of those ops has side effects (but for reads `mayRepeat` admits: running them again gives the
+/// same values) or regions.
+std::optional<Slice> sliceOf(scf::ForOp loop, ArrayRef<Value> roots,
+                             llvm::function_ref<bool(Operation *)> mayRepeat = nullptr);
 
 } // namespace mlir::brick
 

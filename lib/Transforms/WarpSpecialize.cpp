@@ -54,6 +54,64 @@ bool scalarLoad(Operation *op) {
   return load && !load.getIsVolatile() && !isa<RankedTensorType>(load.getType());
 }
 
+/// The kernel arguments `pointer` (a pointer or a block of them) derives from, through the ops that made it;
+/// nothing when it derives from anything else (a value read from memory, an integer).
+std::optional<llvm::SmallPtrSet<Value, 2>> pointerSources(Value pointer) {
+  llvm::SmallPtrSet<Value, 2> sources;
+  llvm::SmallPtrSet<Value, 8> seen;
+  SmallVector<Value> worklist{pointer};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!seen.insert(value).second)
+      continue;
+    if (auto argument = dyn_cast<BlockArgument>(value)) {
+      if (!isa<func::FuncOp>(argument.getOwner()->getParentOp()))
+        return std::nullopt; // a loop-carried pointer: its sources are whatever the loop yields
+      sources.insert(argument);
+      continue;
+    }
+    Operation *op = value.getDefiningOp();
+    if (isa<LoadOp>(op) || !isMemoryEffectFree(op))
+      return std::nullopt;
+    bool any = false;
+    for (Value operand : op->getOperands())
+      if (isa<PointerType>(getElementTypeOrSelf(operand.getType())))
+        worklist.push_back(operand), any = true;
+    if (!any)
+      return std::nullopt;
+  }
+  return sources;
+}
+
+/// A scalar load that gives the same value wherever in the kernel it runs: no op of the kernel writes through
+/// a pointer made from the argument it reads through, nor through a descriptor (arguments that are different
+/// pointers are taken to point to different buffers). The producer warps may run it ahead of the consumers, in a
+/// later tile than the consumers' stores.
+bool invariantScalarLoad(Operation *op) {
+  if (!scalarLoad(op))
+    return false;
+  std::optional<llvm::SmallPtrSet<Value, 2>> read = pointerSources(cast<LoadOp>(op).getPtr());
+  if (!read)
+    return false;
+  auto kernel = op->getParentOfType<func::FuncOp>();
+  return !kernel
+              .walk([&](Operation *inner) {
+                if (isMemoryEffectFree(inner) || isa<LoadOp>(inner))
+                  return WalkResult::advance();
+                if (isa<DescriptorStoreOp>(inner))
+                  return WalkResult::interrupt(); // its tensor may be where the pointer points
+                for (Value operand : inner->getOperands()) {
+                  if (!isa<PointerType>(getElementTypeOrSelf(operand.getType())))
+                    continue;
+                  std::optional<llvm::SmallPtrSet<Value, 2>> written = pointerSources(operand);
+                  if (!written || llvm::any_of(*written, [&](Value source) { return read->contains(source); }))
+                    return WalkResult::interrupt();
+                }
+                return WalkResult::advance();
+              })
+              .wasInterrupted();
+}
+
 /// Whether every op of `range` leaves memory alone, but for scalar loads, and synchronizes nothing (the producer
 /// warps may run it).
 bool quiet(llvm::iterator_range<Block::iterator> range) {
@@ -120,7 +178,8 @@ std::optional<Plan> planFor(func::FuncOp kernel, scf::ForOp loop) {
     return std::nullopt;
   if (outer) {
     // In the tile loop, the producer recomputes what the K loop's bounds, its carried values' starts and the
-    // coordinates take from the tile loop's body: side-effect free, and not carried from tile to tile.
+    // coordinates take from the tile loop's body: side-effect free but for scalar loads of what the kernel does
+    // not write (an MoE tile's expert), and not carried from tile to tile.
     SmallVector<Value> roots{loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
     for (unsigned index : plan.slice.carried)
       roots.push_back(loop.getInitArgs()[index]);
@@ -132,7 +191,7 @@ std::optional<Plan> planFor(func::FuncOp kernel, scf::ForOp loop) {
       for (Value index : load.getIndices())
         if (index.getParentBlock() == outer.getBody())
           roots.push_back(index);
-    std::optional<Slice> tile = sliceOf(outer, roots);
+    std::optional<Slice> tile = sliceOf(outer, roots, invariantScalarLoad);
     if (!tile || !tile->carried.empty())
       return std::nullopt;
     plan.outerSlice = std::move(*tile);

@@ -191,3 +191,88 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     return
   }
 }
+
+// -----
+
+// A persistent tile loop whose tile reads scalars (an MoE tile's expert row) through an argument the kernel never
+// writes: the producer warps load them again in their own tile loop, ahead of the consumers. Stores through another
+// argument (the tile's result) do not stop it.
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#a = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: func.func @persistent_scalar_load
+  // CHECK: brickgpu.warp_specialize {
+  // CHECK: scf.for %[[T:.*]] = %arg6 to %arg7 step %arg8
+  // CHECK: %[[P:.*]] = brick.addptr %arg9, %[[T]]
+  // CHECK: %[[ROW:.*]] = brick.load %[[P]] : !brick.ptr<i32>
+  // CHECK: brickgpu.async_tma_copy_global_to_local %arg1[%[[ROW]], %{{.*}}]
+  // CHECK: brickgpu.warp_return
+  // CHECK: brick.load
+  // CHECK: %[[O:.*]] = brick.addptr %arg10
+  // CHECK: brick.store %[[O]]
+  func.func @persistent_scalar_load(%p: !brick.ptr<f16>, %map: !brick.tensormap, %m: i32, %kTiles: i32, %s: i64,
+                                    %flag: i32, %first: i32, %tiles: i32, %programs: i32, %rowsOf: !brick.ptr<i32>,
+                                    %out: !brick.ptr<i32>) attributes {brick.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %zero = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
+    %da = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<64x128xf16>
+    %db = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<128x128xf16>
+    scf.for %t = %first to %tiles step %programs : i32 {
+      %at = brick.addptr %rowsOf, %t : !brick.ptr<i32>, i32
+      %row = brick.load %at : !brick.ptr<i32>
+      %acc = scf.for %k = %c0 to %kTiles step %c1 iter_args(%c = %zero) -> (tensor<64x128xf32, #mma>) : i32 {
+        %x = brick.descriptor_load %da[%row, %k] : !brick.tensordesc<64x128xf16> -> tensor<64x128xf16, #rows>
+        %xa = brickgpu.local_alloc %x : (tensor<64x128xf16, #rows>) -> !brickgpu.memdesc<64x128xf16, #a>
+        %y = brick.descriptor_load %db[%k, %m] : !brick.tensordesc<128x128xf16> -> tensor<128x128xf16, #rows>
+        %yb = brickgpu.local_alloc %y : (tensor<128x128xf16, #rows>) -> !brickgpu.memdesc<128x128xf16, #a>
+        %d = brickgpu.warpgroup_dot %xa, %yb, %c : !brickgpu.memdesc<64x128xf16, #a>, !brickgpu.memdesc<128x128xf16, #a> -> tensor<64x128xf32, #mma>
+        scf.yield %d : tensor<64x128xf32, #mma>
+      }
+      %o = brick.addptr %out, %t : !brick.ptr<i32>, i32
+      brick.store %o, %row : !brick.ptr<i32>
+    }
+    return
+  }
+}
+
+// -----
+
+// The same tile loop storing through the argument it reads its scalars from: a producer running ahead could read
+// a value before the consumers' store of an earlier tile, so the loop is left alone.
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#a = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: func.func @persistent_scalar_load_written
+  // CHECK-NOT: brickgpu.warp_specialize
+  // CHECK: return
+  func.func @persistent_scalar_load_written(%p: !brick.ptr<f16>, %map: !brick.tensormap, %m: i32, %kTiles: i32,
+                                            %s: i64, %flag: i32, %first: i32, %tiles: i32, %programs: i32,
+                                            %rowsOf: !brick.ptr<i32>) attributes {brick.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %zero = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
+    %da = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<64x128xf16>
+    %db = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<128x128xf16>
+    scf.for %t = %first to %tiles step %programs : i32 {
+      %at = brick.addptr %rowsOf, %t : !brick.ptr<i32>, i32
+      %row = brick.load %at : !brick.ptr<i32>
+      %acc = scf.for %k = %c0 to %kTiles step %c1 iter_args(%c = %zero) -> (tensor<64x128xf32, #mma>) : i32 {
+        %x = brick.descriptor_load %da[%row, %k] : !brick.tensordesc<64x128xf16> -> tensor<64x128xf16, #rows>
+        %xa = brickgpu.local_alloc %x : (tensor<64x128xf16, #rows>) -> !brickgpu.memdesc<64x128xf16, #a>
+        %y = brick.descriptor_load %db[%k, %m] : !brick.tensordesc<128x128xf16> -> tensor<128x128xf16, #rows>
+        %yb = brickgpu.local_alloc %y : (tensor<128x128xf16, #rows>) -> !brickgpu.memdesc<128x128xf16, #a>
+        %d = brickgpu.warpgroup_dot %xa, %yb, %c : !brickgpu.memdesc<64x128xf16, #a>, !brickgpu.memdesc<128x128xf16, #a> -> tensor<64x128xf32, #mma>
+        scf.yield %d : tensor<64x128xf32, #mma>
+      }
+      %next = arith.addi %t, %c1 : i32
+      %o = brick.addptr %rowsOf, %next : !brick.ptr<i32>, i32
+      brick.store %o, %row : !brick.ptr<i32>
+    }
+    return
+  }
+}

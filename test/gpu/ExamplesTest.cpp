@@ -264,6 +264,12 @@ TEST_P(Examples, MoeLayer) {
   grouped.gatherRows = true;
   EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 300, .experts = 2, .topk = 1, .hidden = 80, .intermediate = 48},
                              examples::MoeWeights::Host, grouped));
+  // ... as a persistent kernel: 5 programs take the ~40 live tiles in turn (the blocks past the padded total
+  // none).
+  grouped.persistent = true;
+  grouped.persistentPrograms = 5;
+  EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 300, .experts = 2, .topk = 1, .hidden = 80, .intermediate = 48},
+                             examples::MoeWeights::Host, grouped));
   if (GetParam() == Where::Interpreter)
     return;
   // The middle and the prefill configs (64- and 128-row blocks, wgmma on an H100), 2 of 8 and 8 of 256 experts.
@@ -282,6 +288,12 @@ TEST_P(Examples, MoeLayer) {
     config.weightDescriptors = true;
     EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, config));
     config.gatherRows = true;
+    EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, config));
+    // Persistent and warp-specialized: 3 stages beside the epilogue; a program per SM, and 7 (many tiles each).
+    config.persistent = true;
+    config.stages = 3;
+    EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, config));
+    config.persistentPrograms = 7;
     EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, config));
   }
 }
