@@ -318,6 +318,37 @@ unsigned matmulTarget() {
   return sm && *sm ? unsigned(std::atoi(sm)) : 0;
 }
 
+/// The cold first launch of matmul for `target` (0: the GPU's own code).
+void benchColdLaunch(unsigned target) {
+  // Cold first launch: compile (MLIR, LLVM, ptxas) and load a matmul specialization nothing has compiled: five
+  // times (a fresh kernel and an empty disk cache each), the median reported with the JIT's log of that one (its
+  // steps' times), since the host's speed varies from run to run.
+  std::string cache = std::getenv("BRICK_CACHE_DIR");
+  MatmulShape<brick::f16> problem(512, 512, 512, Precision::TF32, target);
+  examples::MatmulConfig config = examples::matmulConfig(512, 512, 512, 2, target ? target : unsigned(device->computeCapability()));
+  LaunchOptions options{.numWarps = config.warps, .numStages = config.stages};
+  options.targetCapability = target;
+  std::vector<std::pair<double, std::string>> colds;
+  for (int trial = 0; trial < 5; ++trial) {
+    std::filesystem::remove_all(cache);
+    auto kernel = examples::matmul<brick::f16>();
+    auto start = std::chrono::steady_clock::now();
+    check(kernel.launch(Grid{config.programs(512, 512)}, options, problem.da, problem.db, problem.dc, 512, 512, 512,
+                        512, 1, 512, 1, 512, 1, config.blockM, config.blockN, config.blockK, config.groupM));
+    check(device->driver().check(device->driver().cuCtxSynchronize(), "synchronizing"));
+    colds.emplace_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
+                       kernel.specializations().back());
+  }
+  std::sort(colds.begin(), colds.end());
+  std::printf(",\n  \"matmul_cold_first_launch_ms\": %.1f,\n  \"matmul_cold_first_launch_min_ms\": %.1f,\n"
+              "  \"matmul_cold_first_launch_max_ms\": %.1f",
+              colds[2].first, colds.front().first, colds.back().first);
+  std::printf(",\n  \"matmul_cold_first_launch_log\": \"%s\"", jsonEscaped(colds[2].second).c_str());
+  for (size_t trial = 0; trial < colds.size(); ++trial) // fastest first: where the spread comes from
+    std::printf(",\n  \"matmul_cold_launch_%zu\": \"%.1f ms: %s\"", trial, colds[trial].first,
+                jsonEscaped(colds[trial].second).c_str());
+}
+
 /// Matmul at the issues' shapes, or every config of `sweep` at 4096^3 and 16x8192x8192, f16 and bf16.
 void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
   const char *forced = std::getenv("BRICK_BENCH_MATMUL_CONFIG");
@@ -426,30 +457,7 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
   MatmulShape<brick::f32> tf32(4096, 4096, 4096, Precision::TF32, target);
   report("matmul_tf32_4096x4096x4096", tf32.measure(configFor(4096, 4096, 4096, 4)));
 
-  // Cold first launch: compile (MLIR, LLVM, ptxas) and load a matmul specialization nothing has compiled: five
-  // times (a fresh kernel and an empty disk cache each), the median reported with the JIT's log of that one (its
-  // steps' times), since the host's speed varies from run to run.
-  std::string cache = std::getenv("BRICK_CACHE_DIR");
-  MatmulShape<brick::f16> problem(512, 512, 512, Precision::TF32, target);
-  examples::MatmulConfig config = examples::matmulConfig(512, 512, 512, 2, target ? target : unsigned(device->computeCapability()));
-  LaunchOptions options{.numWarps = config.warps, .numStages = config.stages};
-  options.targetCapability = target;
-  std::vector<std::pair<double, std::string>> colds;
-  for (int trial = 0; trial < 5; ++trial) {
-    std::filesystem::remove_all(cache);
-    auto kernel = examples::matmul<brick::f16>();
-    auto start = std::chrono::steady_clock::now();
-    check(kernel.launch(Grid{config.programs(512, 512)}, options, problem.da, problem.db, problem.dc, 512, 512, 512,
-                        512, 1, 512, 1, 512, 1, config.blockM, config.blockN, config.blockK, config.groupM));
-    check(device->driver().check(device->driver().cuCtxSynchronize(), "synchronizing"));
-    colds.emplace_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
-                       kernel.specializations().back());
-  }
-  std::sort(colds.begin(), colds.end());
-  std::printf(",\n  \"matmul_cold_first_launch_ms\": %.1f,\n  \"matmul_cold_first_launch_min_ms\": %.1f,\n"
-              "  \"matmul_cold_first_launch_max_ms\": %.1f",
-              colds[2].first, colds.front().first, colds.back().first);
-  std::printf(",\n  \"matmul_cold_first_launch_log\": \"%s\"", jsonEscaped(colds[2].second).c_str());
+  benchColdLaunch(target);
 }
 
 /// "64,64,64,128,64,8,4,4,3": BLOCK_M, then GEMM 1's BLOCK_N and BLOCK_K, GEMM 2's, GROUP_M, GEMM 1's and GEMM 2's
@@ -724,6 +732,11 @@ int main(int argc, char **argv) {
     for (int i = 2; i < argc; ++i)
       moeSweep.push_back(parseMoeConfig(argv[i]));
     benchMoe(moeSweep);
+    std::printf("\n}\n");
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "--cold") { // the cold first launch alone (BRICK_BENCH_MATMUL_SM too)
+    benchColdLaunch(matmulTarget());
     std::printf("\n}\n");
     return 0;
   }

@@ -46,10 +46,12 @@ MoeConfig moeConfig(const MoeShape &shape) {
     // once, about 240 / I of GEMM 1's time at 600 TFLOP/s and 2.5 TB/s: Mixtral's I = 14336 gains (3.12 -> 2.93
     // ms with the copy), DeepSeek-V3's 2048 loses (5.78 -> 6.24).
     config.gatherRows = shape.intermediate >= 4096;
-    // Then persistent, so that a tile's store overlaps the next tile's loads (Mixtral at 4096 tokens: 3.45 -> 3.11
-    // and 3.26 -> 2.99 ms on an H100); the ring then lives through the epilogue, 3 stages beside its conversion.
-    // DeepSeek-V3 lost (6.27 -> 6.52 ms, rows gathered both ways).
-    config.persistent = config.gatherRows;
+    // Then persistent where an expert's weights serve several blocks (compute-bound tiles), so that a tile's store
+    // overlaps the next tile's loads: Mixtral at 4096 tokens (1024 rows an expert) 3.45 -> 3.11 and 3.26 -> 2.99 ms
+    // on an H100. The ring then lives through the epilogue, 3 stages beside its conversion, which costs tiles
+    // that stream weights: Mixtral at 512 tokens (128 rows an expert) 0.745 -> 0.800 ms, DeepSeek-V3 at 4096
+    // (128 rows an expert, rows gathered both ways) 6.27 -> 6.52 ms.
+    config.persistent = config.gatherRows && rowsPerExpert >= 512;
     if (config.persistent)
       config.stages = 3;
   }

@@ -162,6 +162,7 @@ runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &
                             llvm::toString(older.takeError()));
     gpu = *older;
   }
+  auto irStart = std::chrono::steady_clock::now();
   mlir::DialectRegistry registry;
   registerPipelineDialects(registry);
   mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
@@ -169,6 +170,8 @@ runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &
   auto module = buildModule(kernel, spec, context, &ir);
   if (!module)
     return module.error();
+  // The DSL's IR (a context, the kernel traced), timed with the compile steps.
+  double irMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - irStart).count();
 
   // The disk cache key: the IR itself, the options and the compiler.
   std::string options_ = "warps=" + std::to_string(options.numWarps) + " stages=" + std::to_string(options.numStages) +
@@ -218,7 +221,7 @@ runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &
   llvm::sys::fs::create_directories(directory);
   // A cache that cannot be written costs a recompile next time, nothing more.
   (void)bundle.writeFile(path);
-  *why = "compiled" + damage + "; " + artifacts->timings.str();
+  *why = "compiled" + damage + "; IR " + std::to_string(int(irMs + 0.5)) + " ms, " + artifacts->timings.str();
   return bundle;
 }
 
@@ -470,12 +473,18 @@ runtime::Error launch(const std::string &name, const std::vector<ParamInfo> &par
       }();
       if (!bundle)
         return bundle.error();
+      auto loadStart = std::chrono::steady_clock::now();
       auto module = [&] {
         runtime::trace::Range range([&] { return "brick load " + name; });
         return runtime::LoadedKernel::load(**device, *bundle);
       }();
       if (!module)
         return module.error();
+      why += ", load " +
+             std::to_string(int(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - loadStart)
+                                    .count() +
+                                0.5)) +
+             " ms";
       auto owned = std::make_shared<runtime::LoadedKernel>(std::move(*module));
       loaded = owned.get();
       remember(state, key, std::move(owned), kernel, spec, options, target, why, start);

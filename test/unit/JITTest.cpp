@@ -65,7 +65,7 @@ TEST(JIT, CompilesOnceThenUsesTheDiskCache) {
   std::string why;
   auto first = detail::compileSpecialization(jit, spec, LaunchOptions{}, "sm_90a", &why);
   ASSERT_TRUE(first.ok()) << first.error().message();
-  EXPECT_THAT(why, StartsWith("compiled; MLIR "));
+  EXPECT_THAT(why, StartsWith("compiled; IR "));
   EXPECT_EQ(first->name, "softmax");
   EXPECT_THAT(first->ptx, HasSubstr("shfl.sync.bfly"));
   ASSERT_EQ(cache.entries().size(), 1u);
@@ -80,9 +80,9 @@ TEST(JIT, CompilesOnceThenUsesTheDiskCache) {
   Specialization other = detail::specializationFor(
       kernel.params(), {pointer(0), pointer(0), integer(1000), integer(1000), integer(4096), integer(1000), integer(1024), integer(1)});
   ASSERT_TRUE(detail::compileSpecialization(jit, other, LaunchOptions{}, "sm_90a", &why).ok());
-  EXPECT_THAT(why, StartsWith("compiled; MLIR "));
+  EXPECT_THAT(why, StartsWith("compiled; IR "));
   ASSERT_TRUE(detail::compileSpecialization(jit, spec, LaunchOptions{.numWarps = 8}, "sm_90a", &why).ok());
-  EXPECT_THAT(why, StartsWith("compiled; MLIR "));
+  EXPECT_THAT(why, StartsWith("compiled; IR "));
   EXPECT_EQ(cache.entries().size(), 3u);
 }
 
