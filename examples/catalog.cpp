@@ -37,6 +37,11 @@ const std::vector<Example> &catalog() {
     return {Arg::descriptor({m, k}, {16, 16}), Arg::descriptor({n, k}, {16, 16}), Arg::descriptor({m, n}, {16, 16}),
             aligned, aligned, aligned, m, n, k, group};
   };
+  // moe_sorted's and moe_persistent's arguments: both operands 128 x 64 descriptor blocks, 128x128x64 tiles.
+  const brick::Specialization sortedMoe{Arg::descriptor({128, 64}, {16, 16}),
+                                        Arg::descriptor({128, 64}, {16, 16}),
+                                        aligned, aligned, aligned, aligned, aligned, aligned, aligned, dyn, aligned, one,
+                                        128, 128, 64, 16};
   static const std::vector<Example> examples = [&] {
     std::vector<Example> list = {
       make("vector_add", "out = x + y (f32, BLOCK = 1024)", vectorAdd(), {aligned, aligned, aligned, aligned, 1024}),
@@ -71,15 +76,13 @@ const std::vector<Example> &catalog() {
            "MoE grouped GEMM 1 over token rows gathered in sorted order, both operands through tensor descriptors "
            "(bf16, 128x128x64 tiles, GROUP_M = 16, 8 warps, 4 stages)",
            moeGateUpSorted<brick::bf16>(),
-           {Arg::descriptor({128, 64}, {16, 16}), Arg::descriptor({128, 64}, {16, 16}), aligned, aligned, aligned,
-            aligned, aligned, aligned, aligned, dyn, aligned, one, 128, 128, 64, 16},
+           sortedMoe,
            8, 4),
       make("moe_persistent",
            "moe_sorted as a persistent kernel: a program per SM takes tiles in turn (bf16, 128x128x64 tiles, GROUP_M "
            "= 16, 8 warps, 3 stages)",
            moeGateUpPersistent<brick::bf16>(),
-           {Arg::descriptor({128, 64}, {16, 16}), Arg::descriptor({128, 64}, {16, 16}), aligned, aligned, aligned,
-            aligned, aligned, aligned, aligned, dyn, aligned, one, 128, 128, 64, 16},
+           sortedMoe,
            8, 3),
       make("moe_gather_rows", "MoE: token rows copied into sorted order (bf16, 16 rows x 512 columns a program)",
            moeGatherRows<brick::bf16>(), {aligned, aligned, aligned, aligned, aligned, dyn, dyn, aligned, 16, 512}),

@@ -218,23 +218,20 @@ template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &dev
                   TensorDescriptorArg::of(*dc, {m, n}, {cStride, 1}, {config.blockM, config.blockN}), m, n, k,
                   config.blockM, config.blockN, config.blockK, config.groupM);
     }
-    if (problem.descriptors && problem.transposeB) {
-      using brick::TensorDescriptorArg;
-      return matmulDescriptorsTransposedBKernel<T>(problem.precision)
-          .launch(brick::Grid{config.programs(m, n)}, options,
-                  TensorDescriptorArg::of(*da, {m, k}, {aStride, 1}, {config.blockM, config.blockK}),
-                  TensorDescriptorArg::of(*db, {n, k}, {bStride, 1}, {config.blockN, config.blockK}),
-                  TensorDescriptorArg::of(*dc, {m, n}, {cStride, 1}, {config.blockM, config.blockN}), m, n, k,
-                  config.blockM, config.blockN, config.blockK, config.groupM);
-    }
     if (problem.descriptors) {
       using brick::TensorDescriptorArg;
-      return matmulDescriptorsKernel<T>(problem.precision)
-          .launch(brick::Grid{config.programs(m, n)}, options,
-                  TensorDescriptorArg::of(*da, {m, k}, {aStride, 1}, {config.blockM, config.blockK}),
-                  TensorDescriptorArg::of(*db, {k, n}, {bStride, 1}, {config.blockK, config.blockN}),
-                  TensorDescriptorArg::of(*dc, {m, n}, {cStride, 1}, {config.blockM, config.blockN}), m, n, k,
-                  config.blockM, config.blockN, config.blockK, config.groupM);
+      // B stored K x N in BLOCK_K x BLOCK_N blocks, or N x K (transposeB) in BLOCK_N x BLOCK_K blocks.
+      TensorDescriptorArg b = problem.transposeB
+                                  ? TensorDescriptorArg::of(*db, {n, k}, {bStride, 1}, {config.blockN, config.blockK})
+                                  : TensorDescriptorArg::of(*db, {k, n}, {bStride, 1}, {config.blockK, config.blockN});
+      auto launch = [&](const auto &kernel) {
+        return kernel.launch(brick::Grid{config.programs(m, n)}, options,
+                             TensorDescriptorArg::of(*da, {m, k}, {aStride, 1}, {config.blockM, config.blockK}), b,
+                             TensorDescriptorArg::of(*dc, {m, n}, {cStride, 1}, {config.blockM, config.blockN}), m, n,
+                             k, config.blockM, config.blockN, config.blockK, config.groupM);
+      };
+      return problem.transposeB ? launch(matmulDescriptorsTransposedBKernel<T>(problem.precision))
+                                : launch(matmulDescriptorsKernel<T>(problem.precision));
     }
     return matmulKernel<T>(problem.precision)
         .launch(brick::Grid{config.programs(m, n)}, options, *da, *db, *dc, m, n, k,
