@@ -324,7 +324,8 @@ template <brick::ElementTag T> std::string MoeLayer<T>::tunedChoice() const {
   const std::vector<int64_t> gateUpKey = {shape_.intermediate, shape_.hidden, pairs};
   if (gatherRows())
     return std::string("gate_up (rows gathered, all by descriptor") + (config_.persistent ? ", persistent" : "") +
-           ") [" + std::to_string(config_.gateUpN) + ", " + std::to_string(config_.gateUpK) + ", " + std::to_string(config_.groupM) + "] warps=" +
+           ") [" + std::to_string(config_.gateUpN) + ", " + std::to_string(config_.gateUpK) + ", " +
+           std::to_string(config_.groupM) + "] warps=" +
            std::to_string(config_.gateUpWarps) + " stages=" + std::to_string(config_.stages) +
            ", down " + chosen(moeTuner(k.down, config_.blockM, false, *device_), {shape_.hidden, shape_.intermediate, pairs});
   return (weightDescriptors()

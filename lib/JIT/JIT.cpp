@@ -143,6 +143,12 @@ void remember(JitState &state, llvm::ArrayRef<int64_t> key, std::shared_ptr<void
   state.log.push_back(kernel.name + specializationKey(kernel, spec, options, target) + ": " + why + line);
 }
 
+/// Whole milliseconds since `start`, for the JIT's log.
+static std::string millisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::to_string(
+      int(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() + 0.5));
+}
+
 runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &kernel, const Specialization &spec,
                                                                const LaunchOptions &options, const std::string &target,
                                                                std::string *why) {
@@ -170,8 +176,7 @@ runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &
   auto module = buildModule(kernel, spec, context, &ir);
   if (!module)
     return module.error();
-  // The DSL's IR (a context, the kernel traced), timed with the compile steps.
-  double irMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - irStart).count();
+  std::string irMs = millisecondsSince(irStart); // the DSL's IR (a context, the kernel traced)
 
   // The disk cache key: the IR itself, the options and the compiler.
   std::string options_ = "warps=" + std::to_string(options.numWarps) + " stages=" + std::to_string(options.numStages) +
@@ -221,7 +226,7 @@ runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &
   llvm::sys::fs::create_directories(directory);
   // A cache that cannot be written costs a recompile next time, nothing more.
   (void)bundle.writeFile(path);
-  *why = "compiled" + damage + "; IR " + std::to_string(int(irMs + 0.5)) + " ms, " + artifacts->timings.str();
+  *why = "compiled" + damage + "; IR " + irMs + " ms, " + artifacts->timings.str();
   return bundle;
 }
 
@@ -480,11 +485,7 @@ runtime::Error launch(const std::string &name, const std::vector<ParamInfo> &par
       }();
       if (!module)
         return module.error();
-      why += ", load " +
-             std::to_string(int(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - loadStart)
-                                    .count() +
-                                0.5)) +
-             " ms";
+      why += ", load " + millisecondsSince(loadStart) + " ms";
       auto owned = std::make_shared<runtime::LoadedKernel>(std::move(*module));
       loaded = owned.get();
       remember(state, key, std::move(owned), kernel, spec, options, target, why, start);

@@ -71,7 +71,7 @@ std::optional<llvm::SmallPtrSet<Value, 2>> pointerSources(Value pointer) {
       continue;
     }
     Operation *op = value.getDefiningOp();
-    if (isa<LoadOp>(op) || !isMemoryEffectFree(op))
+    if (!isMemoryEffectFree(op)) // a pointer read from memory, or made by an op with effects
       return std::nullopt;
     bool any = false;
     for (Value operand : op->getOperands())
