@@ -325,7 +325,10 @@ void benchColdLaunch(unsigned target) {
   // steps' times), since the host's speed varies from run to run.
   std::string cache = std::getenv("BRICK_CACHE_DIR");
   MatmulShape<brick::f16> problem(512, 512, 512, Precision::TF32, target);
-  examples::MatmulConfig config = examples::matmulConfig(512, 512, 512, 2, target ? target : unsigned(device->computeCapability()));
+  const char *forced = std::getenv("BRICK_BENCH_MATMUL_CONFIG");
+  examples::MatmulConfig config = forced && *forced ? parseMatmulConfig(forced)
+                                                    : examples::matmulConfig(512, 512, 512, 2,
+                                                                             target ? target : unsigned(device->computeCapability()));
   LaunchOptions options{.numWarps = config.warps, .numStages = config.stages};
   options.targetCapability = target;
   std::vector<std::pair<double, std::string>> colds;

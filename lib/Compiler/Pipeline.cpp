@@ -9,6 +9,7 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
@@ -103,6 +104,10 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
       return op.emitError() << "'" << op.getName()
                             << "' cannot stand at the top of a module: only functions and globals can";
   mlir::PassManager pm(module.getContext());
+  pm.enableVerifier(options.verifyEachPass);
+  // Without per-pass verification the passes must still start from valid IR, and what reaches LLVM must be.
+  if (!options.verifyEachPass && mlir::failed(mlir::verify(module)))
+    return mlir::failure();
   unsigned localCounter = 0;
   unsigned &counter = dumpCounter ? *dumpCounter : localCounter;
   if (!options.dumpDirectory.empty()) {
@@ -178,7 +183,9 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
   }
-  return pm.run(module);
+  if (mlir::failed(pm.run(module)))
+    return mlir::failure();
+  return mlir::success(options.verifyEachPass || mlir::succeeded(mlir::verify(module)));
 }
 
 std::vector<runtime::BundleParam> kernelParams(mlir::ModuleOp module) {

@@ -215,6 +215,7 @@ runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &
   compileOptions.numWarps = options.numWarps;
   compileOptions.numStages = options.numStages;
   compileOptions.warpSpecialize = options.warpSpecialize;
+  compileOptions.verifyEachPass = false; // brickc verifies this pipeline pass by pass
   if (const char *dump = std::getenv("BRICK_DUMP_DIR"); dump && *dump)
     compileOptions.dumpDirectory = std::string(dump) + "/" + key;
   CollectedErrors errors(context);

@@ -56,6 +56,10 @@ static cl::opt<std::string> outputFile(cl::cat(brickCategory), "o", cl::desc("Ou
 static cl::opt<bool> resourceUsage(cl::cat(brickCategory), "resource-usage", cl::desc("Assemble with ptxas and report registers, spills "
                                                               "and shared memory (on stderr)"));
 
+static cl::opt<bool> verifyEach(cl::cat(brickCategory), "verify-each",
+                                cl::desc("Verify the IR after every pass (default); =false verifies the input and the "
+                                         "LLVM dialect only, as the JIT does"),
+                                cl::init(true));
 static cl::opt<bool> timeStages(cl::cat(brickCategory), "time-stages", cl::desc("Print how long each step took (the MLIR passes, LLVM IR, "
                                                         "PTX, ptxas) on stderr"));
 
@@ -152,6 +156,7 @@ int main(int argc, char **argv) {
   options.warpSpecialize = warpSpecialize;
   options.fastMath = !noFastMath;
   options.dumpDirectory = dumpDir;
+  options.verifyEachPass = verifyEach;
   // The resource report needs a cubin, whatever stage is printed: it compiles a copy.
   if (resourceUsage) {
     mlir::OwningOpRef<mlir::ModuleOp> copy(module->clone());

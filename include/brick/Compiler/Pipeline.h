@@ -41,6 +41,11 @@ struct CompileOptions {
   /// When set, the IR after every pass, then the LLVM IR and the PTX, go to files in this folder, numbered
   /// in pipeline order.
   std::string dumpDirectory;
+  /// Verify the IR after every pass (brickc, brick-opt, the tests), so that a pass that breaks it is named. When
+  /// false (the JIT), only the input and the final LLVM dialect are verified: per-pass verification was a third
+  /// of the MLIR passes' time on the sm_80 matmul, and the same pipeline on the same IR is verified pass by pass
+  /// whenever brickc compiles it.
+  bool verifyEachPass = true;
 };
 
 /// What compiling a module produced, up to the stage asked for.
