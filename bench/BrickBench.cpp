@@ -230,6 +230,28 @@ template <ElementTag T> struct MatmulShape {
     static auto kernel = examples::matmulDescriptorsTransposedB<T>();
     return kernel;
   }
+  /// B^T through descriptors, each tile's BLOCK_N columns as two dots of BLOCK_N / 2 sharing the A block (how the
+  /// MoE's GEMM 1 computes gate and up): what two sibling wgmmas cost against one of twice the width.
+  static auto &splitNKernel() {
+    static auto kernel = brick::kernel("matmul_split_n", [](TensorDescriptor<T, 2> a, TensorDescriptor<T, 2> b,
+                                                             TensorDescriptor<T, 2> c, Int M, Int N, Int K,
+                                                             Const<int> BLOCK_M, Const<int> BLOCK_N, Const<int> BLOCK_K,
+                                                             Const<int> GROUP_M) {
+      auto [tileM, tileN] = grouped_tile(program_id(0), cdiv(M, BLOCK_M), cdiv(N, BLOCK_N), GROUP_M);
+      Int row = tileM * BLOCK_M, column = tileN * BLOCK_N;
+      int half = BLOCK_N.value() / 2;
+      Tensor left = zeros<f32>({BLOCK_M.value(), half}), right = zeros<f32>({BLOCK_M.value(), half});
+      for_range(0, cdiv(K, BLOCK_K), 1, carry(left, right), [&](Int k) {
+        Tensor aBlock = a.load({row, k * BLOCK_K});
+        left = dot(aBlock, b.load({column, k * BLOCK_K}).trans(), left);
+        right = dot(aBlock, b.load({column + half, k * BLOCK_K}).trans(), right);
+      });
+      c.store({row, column}, left);
+      c.store({row, column + half}, right);
+    });
+    return kernel;
+  }
+  bool splitN = false;
   static auto &persistentKernel() {
     static auto kernel = examples::matmulPersistent<T>();
     return kernel;
@@ -247,6 +269,12 @@ template <ElementTag T> struct MatmulShape {
                                        TensorDescriptorArg::of(dc, {m, n}, {n, 1}, {config.blockM, config.blockN}), m, n,
                                        k, config.blockM, config.blockN, config.blockK, config.groupM);
     }
+    if (descriptors && splitN)
+      return splitNKernel().launch(Grid{config.programs(m, n)}, options,
+                                   TensorDescriptorArg::of(da, {m, k}, {k, 1}, {config.blockM, config.blockK}),
+                                   TensorDescriptorArg::of(db, {n, k}, {k, 1}, {config.blockN / 2, config.blockK}),
+                                   TensorDescriptorArg::of(dc, {m, n}, {n, 1}, {config.blockM, config.blockN / 2}), m,
+                                   n, k, config.blockM, config.blockN, config.blockK, config.groupM);
     if (descriptors && transposedB)
       return transposedBKernel().launch(Grid{config.programs(m, n)}, options,
                                         TensorDescriptorArg::of(da, {m, k}, {k, 1}, {config.blockM, config.blockK}),
@@ -374,12 +402,13 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
     // BRICK_BENCH_MATMUL_DESCRIPTORS=1: sweep examples::matmulDescriptors (TMA on sm_90a) instead; =transposed_b:
     // examples::matmulDescriptorsTransposedB (B stored N x K; keys say "_bT").
     const char *descriptorsEnv = std::getenv("BRICK_BENCH_MATMUL_DESCRIPTORS");
-    bool transposedB = descriptorsEnv && std::string(descriptorsEnv) == "transposed_b";
+    bool splitN = descriptorsEnv && std::string(descriptorsEnv) == "split_n";
+    bool transposedB = splitN || (descriptorsEnv && std::string(descriptorsEnv) == "transposed_b");
     bool descriptors = transposedB || (descriptorsEnv && std::string(descriptorsEnv) == "1");
     for (bool bf16 : {false, true})
       for (auto [m, n, k] : {std::tuple{4096, 4096, 4096}, {16, 8192, 8192}}) {
         std::string shape =
-            std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + (transposedB ? "_bT" : "");
+            std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + (splitN ? "_split" : transposedB ? "_bT" : "");
         for (const examples::MatmulConfig &config : sweep) {
           char key[160];
           std::snprintf(key, sizeof(key), "matmul_%s_%s_cfg%d,%d,%d,%d,%u,%u%s", bf16 ? "bf16" : "fp16", shape.c_str(),
@@ -389,11 +418,13 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
             MatmulShape<brick::bf16> problem(m, n, k, Precision::TF32, target);
             problem.descriptors = descriptors;
             problem.transposedB = transposedB;
+            problem.splitN = splitN;
             reportOrRefusal(key, problem, config);
           } else {
             MatmulShape<brick::f16> problem(m, n, k, Precision::TF32, target);
             problem.descriptors = descriptors;
             problem.transposedB = transposedB;
+            problem.splitN = splitN;
             reportOrRefusal(key, problem, config);
           }
         }

@@ -75,6 +75,55 @@ module attributes {brickgpu.num_warps = 8 : i32} {
 
 // -----
 
+// Two dots sharing A (gate and up): the previous slot is released once the first dot is waited for (every group
+// issued before it is done), before the second dot is issued, not at the end of the iteration.
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+#rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]}>
+#a = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#s = #brickgpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+module attributes {brickgpu.num_warps = 8 : i32} {
+  // CHECK-LABEL: func.func @gate_up
+  // CHECK: brickgpu.set_max_registers 232 {increase}
+  // CHECK: scf.for %[[J:.*]] = {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %[[S:.*]] = %c0_i32{{.*}}, %{{.*}} = %c0_i32{{.*}})
+  // CHECK: %[[G:.*]] = brickgpu.warpgroup_dot {{.*}} {isAsync}
+  // CHECK-NEXT: %[[GW:.*]] = brickgpu.warpgroup_dot_wait %[[G]] {pendings = 1 : i32}
+  // CHECK-NOT: brickgpu.warpgroup_dot
+  // CHECK: %[[LATER:.*]] = arith.cmpi ne, %[[J]], %c0_i32
+  // CHECK: brickgpu.barrier_arrive %{{.*}}, %[[LATER]]
+  // CHECK-NEXT: %[[U:.*]] = brickgpu.warpgroup_dot {{.*}} {isAsync}
+  // CHECK-NEXT: %[[UW:.*]] = brickgpu.warpgroup_dot_wait %[[U]] {pendings = 1 : i32}
+  // CHECK-NOT: brickgpu.barrier_arrive
+  // CHECK: scf.yield %[[GW]], %[[UW]]
+  func.func @gate_up(%p: !brick.ptr<f16>, %mapA: !brick.tensormap, %mapB: !brick.tensormap, %m: i32, %n: i32,
+                     %kTiles: i32, %s: i64) attributes {brick.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+    %da = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %mapA : !brick.ptr<f16> -> !brick.tensordesc<128x64xf16>
+    %db = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %mapB : !brick.ptr<f16> -> !brick.tensordesc<64x128xf16>
+    %gate, %up = scf.for %k = %c0 to %kTiles step %c1 iter_args(%g = %zero, %u = %zero) -> (tensor<128x128xf32, #mma>, tensor<128x128xf32, #mma>) : i32 {
+      %kk = arith.muli %k, %c64 : i32
+      %n2 = arith.addi %n, %c64 : i32
+      %x = brick.descriptor_load %da[%m, %kk] : !brick.tensordesc<128x64xf16> -> tensor<128x64xf16, #rows>
+      %y = brick.descriptor_load %db[%kk, %n] : !brick.tensordesc<64x128xf16> -> tensor<64x128xf16, #rows>
+      %z = brick.descriptor_load %db[%kk, %n2] : !brick.tensordesc<64x128xf16> -> tensor<64x128xf16, #rows>
+      %xa = brickgpu.local_alloc %x : (tensor<128x64xf16, #rows>) -> !brickgpu.memdesc<128x64xf16, #a>
+      %yb = brickgpu.local_alloc %y : (tensor<64x128xf16, #rows>) -> !brickgpu.memdesc<64x128xf16, #a>
+      %zb = brickgpu.local_alloc %z : (tensor<64x128xf16, #rows>) -> !brickgpu.memdesc<64x128xf16, #a>
+      %dg = brickgpu.warpgroup_dot %xa, %yb, %g : !brickgpu.memdesc<128x64xf16, #a>, !brickgpu.memdesc<64x128xf16, #a> -> tensor<128x128xf32, #mma>
+      %du = brickgpu.warpgroup_dot %xa, %zb, %u : !brickgpu.memdesc<128x64xf16, #a>, !brickgpu.memdesc<64x128xf16, #a> -> tensor<128x128xf32, #mma>
+      scf.yield %dg, %du : tensor<128x128xf32, #mma>, tensor<128x128xf32, #mma>
+    }
+    %kg = brickgpu.local_alloc %gate : (tensor<128x128xf32, #mma>) -> !brickgpu.memdesc<128x128xf32, #s>
+    %ku = brickgpu.local_alloc %up : (tensor<128x128xf32, #mma>) -> !brickgpu.memdesc<128x128xf32, #s>
+    return
+  }
+}
+
+// -----
+
 // Code before the loop that touches memory would run on the producer warps too: the loop is left alone.
 #mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
 #rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
