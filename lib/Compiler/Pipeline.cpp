@@ -105,9 +105,6 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
                             << "' cannot stand at the top of a module: only functions and globals can";
   mlir::PassManager pm(module.getContext());
   pm.enableVerifier(options.verifyEachPass);
-  // Without per-pass verification the passes must still start from valid IR, and what reaches LLVM must be.
-  if (!options.verifyEachPass && mlir::failed(mlir::verify(module)))
-    return mlir::failure();
   unsigned localCounter = 0;
   unsigned &counter = dumpCounter ? *dumpCounter : localCounter;
   if (!options.dumpDirectory.empty()) {
@@ -128,6 +125,10 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
     dump(options, numbered(counter, "input.mlir"), input);
     pm.addInstrumentation(std::make_unique<DumpAfterEachPass>(options, counter));
   }
+  // Without per-pass verification the passes must still start from valid IR (after the input is dumped), and
+  // what they hand on must be.
+  if (!options.verifyEachPass && mlir::failed(mlir::verify(module)))
+    return mlir::failure();
   // Descriptor blocks become masked loads and stores first, so that canonicalization cleans their index
   // arithmetic (a splat of 1 times x is x) before the axis analysis reads it.
   // On sm_90a the blocks that feed dots stay for TMA.

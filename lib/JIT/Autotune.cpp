@@ -338,7 +338,7 @@ CompiledConfig compileForInterpreter(const JitKernel &kernel, const Specializati
   compileOptions.numWarps = options.numWarps;
   compileOptions.numStages = options.numStages;
   compileOptions.warpSpecialize = options.warpSpecialize;
-  compileOptions.verifyEachPass = false; // brickc verifies this pipeline pass by pass
+  compileOptions.verifyEachPass = verifyEachPass();
   auto artifacts = compile(**module, compileOptions, Stage::LLVMDialect);
   if (!artifacts) {
     llvm::consumeError(artifacts.takeError());

@@ -22,6 +22,9 @@ std::string hex(uint64_t value);
 std::string cacheDirectory();
 /// The compiler's version and commit: part of every disk-cache key.
 const char *compilerId();
+/// Whether the JIT verifies the IR after every pass ($BRICK_VERIFY_EACH_PASS=1, to find which pass breaks a
+/// kernel's IR) rather than only the pipeline's input and output.
+bool verifyEachPass();
 
 /// The errors `context` reports while this lives, as "\n<location>: error: <message>" lines (for DSL ops, the
 /// user's C++ lines).

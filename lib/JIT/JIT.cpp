@@ -42,6 +42,11 @@ std::string cacheDirectory() {
 
 const char *compilerId() { return BRICK_COMPILER_ID; }
 
+bool verifyEachPass() {
+  const char *each = std::getenv("BRICK_VERIFY_EACH_PASS");
+  return each && std::string(each) == "1";
+}
+
 CollectedErrors::CollectedErrors(mlir::MLIRContext &context)
     : handler_(&context, [this](mlir::Diagnostic &diagnostic) {
         if (diagnostic.getSeverity() == mlir::DiagnosticSeverity::Error)
@@ -215,7 +220,7 @@ runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &
   compileOptions.numWarps = options.numWarps;
   compileOptions.numStages = options.numStages;
   compileOptions.warpSpecialize = options.warpSpecialize;
-  compileOptions.verifyEachPass = false; // brickc verifies this pipeline pass by pass
+  compileOptions.verifyEachPass = verifyEachPass();
   if (const char *dump = std::getenv("BRICK_DUMP_DIR"); dump && *dump)
     compileOptions.dumpDirectory = std::string(dump) + "/" + key;
   CollectedErrors errors(context);

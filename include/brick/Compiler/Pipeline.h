@@ -42,9 +42,8 @@ struct CompileOptions {
   /// in pipeline order.
   std::string dumpDirectory;
   /// Verify the IR after every pass (brickc, brick-opt, the tests), so that a pass that breaks it is named. When
-  /// false (the JIT), only the input and the final LLVM dialect are verified: per-pass verification was a third
-  /// of the MLIR passes' time on the sm_80 matmul, and the same pipeline on the same IR is verified pass by pass
-  /// whenever brickc compiles it.
+  /// false (the JIT, unless $BRICK_VERIFY_EACH_PASS=1), only the input and the pipeline's output are verified:
+  /// per-pass verification was a third of the MLIR passes' time on the sm_80 matmul.
   bool verifyEachPass = true;
 };
 

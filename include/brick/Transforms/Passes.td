@@ -102,8 +102,9 @@ def BrickGPUWarpSpecialize : Pass<"brickgpu-warp-specialize", "::mlir::ModuleOp"
         set_max_registers 40                //   wait empty[i % S] (parity of the pass before), expect
         scf.for ... { ... }                 //   full[i % S] the blocks' bytes, TMA copies into slot i % S
       }
-      set_max_registers 232 {increase}      // consumers: for each iteration, wait full[i % S], wgmma (in
-      scf.for ... { ... }                   //   flight), wait for the previous one, arrive on empty of its slot
+      set_max_registers 232 {increase}      // consumers: for each iteration, wait full[i % S], the first
+      scf.for ... { ... }                   //   wgmma (in flight), wait for the previous iteration's, arrive on
+                                            //   empty of its slot, then the iteration's other wgmmas
       warpgroup_dot_wait 0; barrier; inval  // then the code after the loop (its barriers: consumers only)
 
     Loops it cannot take (other loads, stores, synchronous dots; code before the loop that uses shared memory or
