@@ -181,6 +181,7 @@ template <ElementTag T> struct MatmulShape {
   bool descriptors = false; // examples::matmulDescriptors instead of the pointer kernel
   bool persistent = false;  // examples::matmulPersistent (descriptors), one program per SM
   bool transposedB = false; // with descriptors: b holds B^T (N x K), examples::matmulDescriptorsTransposedB
+  bool splitN = false;      // with transposedB: splitNKernel (two dots of BLOCK_N / 2 a tile)
   std::vector<float> a, b;
   DeviceBuffer da, db, dc;
 
@@ -251,7 +252,6 @@ template <ElementTag T> struct MatmulShape {
     });
     return kernel;
   }
-  bool splitN = false;
   static auto &persistentKernel() {
     static auto kernel = examples::matmulPersistent<T>();
     return kernel;
@@ -354,9 +354,9 @@ void benchColdLaunch(unsigned target) {
   std::string cache = std::getenv("BRICK_CACHE_DIR");
   MatmulShape<brick::f16> problem(512, 512, 512, Precision::TF32, target);
   const char *forced = std::getenv("BRICK_BENCH_MATMUL_CONFIG");
-  examples::MatmulConfig config = forced && *forced ? parseMatmulConfig(forced)
-                                                    : examples::matmulConfig(512, 512, 512, 2,
-                                                                             target ? target : unsigned(device->computeCapability()));
+  unsigned capability = target ? target : unsigned(device->computeCapability());
+  examples::MatmulConfig config =
+      forced && *forced ? parseMatmulConfig(forced) : examples::matmulConfig(512, 512, 512, 2, capability);
   LaunchOptions options{.numWarps = config.warps, .numStages = config.stages};
   options.targetCapability = target;
   std::vector<std::pair<double, std::string>> colds;
@@ -400,15 +400,15 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
   };
   if (!sweep.empty()) {
     // BRICK_BENCH_MATMUL_DESCRIPTORS=1: sweep examples::matmulDescriptors (TMA on sm_90a) instead; =transposed_b:
-    // examples::matmulDescriptorsTransposedB (B stored N x K; keys say "_bT").
+    // examples::matmulDescriptorsTransposedB (B stored N x K; keys say "_bT"); =split_n: splitNKernel ("_split").
     const char *descriptorsEnv = std::getenv("BRICK_BENCH_MATMUL_DESCRIPTORS");
     bool splitN = descriptorsEnv && std::string(descriptorsEnv) == "split_n";
     bool transposedB = splitN || (descriptorsEnv && std::string(descriptorsEnv) == "transposed_b");
     bool descriptors = transposedB || (descriptorsEnv && std::string(descriptorsEnv) == "1");
     for (bool bf16 : {false, true})
       for (auto [m, n, k] : {std::tuple{4096, 4096, 4096}, {16, 8192, 8192}}) {
-        std::string shape =
-            std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + (splitN ? "_split" : transposedB ? "_bT" : "");
+        std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+                            (splitN ? "_split" : transposedB ? "_bT" : "");
         for (const examples::MatmulConfig &config : sweep) {
           char key[160];
           std::snprintf(key, sizeof(key), "matmul_%s_%s_cfg%d,%d,%d,%d,%u,%u%s", bf16 ? "bf16" : "fp16", shape.c_str(),
@@ -501,15 +501,15 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
 examples::MoeConfig parseMoeConfig(const char *text) {
   examples::MoeConfig c;
   int length = 0;
-  if (std::sscanf(text, "%d,%d,%d,%d,%d,%d,%u,%u,%u%n", &c.blockM, &c.gateUpN, &c.gateUpK, &c.downN, &c.downK,
-                  &c.groupM, &c.gateUpWarps, &c.downWarps, &c.stages, &length) != 9 ||
-      !(text[length] == 0 || std::string(text + length) == ",tma" || std::string(text + length) == ",tma,gather" ||
-        std::string(text + length) == ",tma,gather,persistent"))
+  bool read = std::sscanf(text, "%d,%d,%d,%d,%d,%d,%u,%u,%u%n", &c.blockM, &c.gateUpN, &c.gateUpK, &c.downN,
+                          &c.downK, &c.groupM, &c.gateUpWarps, &c.downWarps, &c.stages, &length) == 9;
+  std::string tail = read ? text + length : "";
+  if (!read || !(tail.empty() || tail == ",tma" || tail == ",tma,gather" || tail == ",tma,gather,persistent"))
     fail(std::string("cannot read the MoE config '") + text +
          "': expected BM,N1,K1,N2,K2,GROUP_M,warps1,warps2,stages[,tma[,gather[,persistent]]]");
-  c.weightDescriptors = text[length] != 0;
-  c.gatherRows = std::string(text + length).starts_with(",tma,gather");
-  c.persistent = std::string(text + length) == ",tma,gather,persistent";
+  c.weightDescriptors = !tail.empty();
+  c.gatherRows = tail.starts_with(",tma,gather");
+  c.persistent = tail == ",tma,gather,persistent";
   return c;
 }
 std::string moeConfigText(const examples::MoeConfig &c) {

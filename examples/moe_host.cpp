@@ -47,12 +47,11 @@ MoeConfig moeConfig(const MoeShape &shape) {
     // ms with the copy), DeepSeek-V3's 2048 loses (5.78 -> 6.24).
     config.gatherRows = shape.intermediate >= 4096;
     // Then persistent where an expert's weights serve several blocks (compute-bound tiles), so that a tile's store
-    // overlaps the next tile's loads: Mixtral at 4096 tokens (1024 rows an expert) 3.45 -> 3.11 and 3.26 -> 2.99 ms
-    // on an H100 (since slots are released after the first dot's wait: 3.01-3.31 -> 2.75-3.10, median 3.12 ->
-    // 2.85 over five alternations; 4 stages, which also fit, 2.95). The ring then lives through the epilogue, 3 stages beside its conversion, which costs tiles
-    // that stream weights: Mixtral at 512 tokens (128 rows an expert) 0.739-0.758 -> 0.770 ms, DeepSeek-V3 at
-    // 4096 (128 rows an expert; its default keeps pointer rows) 5.77 -> 6.34-6.36 ms (since slots are released
-    // after the first dot's wait; before, 0.800 and 6.52).
+    // overlaps the next tile's loads. The ring then lives through the epilogue: 3 stages beside its conversion (4
+    // also fit, and were slower). Medians on an H100, one tile a program -> persistent: Mixtral at 4096 tokens
+    // (1024 rows an expert) 3.12 -> 2.85 ms; where tiles stream weights it loses or ties: Mixtral at 512 tokens
+    // (128 rows an expert) 0.754 -> 0.769 ms, DeepSeek-V3 at 4096 (128 rows an expert; its default keeps pointer
+    // rows) 5.77 -> 6.34.
     config.persistent = config.gatherRows && rowsPerExpert >= 512;
     if (config.persistent)
       config.stages = 3;

@@ -406,14 +406,11 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
       alloc.erase();
       load.erase();
     }
-    brickgpu::WarpGroupDotWaitOp firstWait;
     for (brickgpu::WarpGroupDotOp dot : plan.dots) {
       dot.setIsAsync(true);
       OpBuilder next(dot->getBlock(), std::next(Block::iterator(dot)));
       auto wait = brickgpu::WarpGroupDotWaitOp::create(next, loc, dot.getResult().getType(), ValueRange{dot.getResult()}, 1);
       dot.getResult().replaceAllUsesExcept(wait.getResult(0), wait);
-      if (!firstWait) // the dots are in the body's order
-        firstWait = wait;
     }
     // Once the first of this iteration's dots is waited for with one group pending, every group issued before it
     // is done: the previous iteration's dots, all that read the previous slot. Each warpgroup releases that slot
@@ -421,6 +418,7 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
     // (the MoE's GEMM 1) that held each slot until half of the next iteration's work was done, which cost a
     // 3-stage ring 7% (H100, 4096^3 as two n128 dots sharing A: 668-679 TFLOP/s, 720-738 released here).
     Operation *yield = body->getTerminator();
+    Operation *firstWait = plan.dots.front()->getNextNode(); // the dots are in the body's order
     OpBuilder release(firstWait->getBlock(), std::next(Block::iterator(firstWait)));
     Value previous = previousSlot(release, slot);
     Value notFirst = arith::CmpIOp::create(release, loc, arith::CmpIPredicate::ne, consumer.getInductionVar(),
