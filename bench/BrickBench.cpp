@@ -403,12 +403,13 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
     // examples::matmulDescriptorsTransposedB (B stored N x K; keys say "_bT"); =split_n: splitNKernel ("_split").
     const char *descriptorsEnv = std::getenv("BRICK_BENCH_MATMUL_DESCRIPTORS");
     bool splitN = descriptorsEnv && std::string(descriptorsEnv) == "split_n";
+    bool persistent = descriptorsEnv && std::string(descriptorsEnv) == "persistent";
     bool transposedB = splitN || (descriptorsEnv && std::string(descriptorsEnv) == "transposed_b");
-    bool descriptors = transposedB || (descriptorsEnv && std::string(descriptorsEnv) == "1");
+    bool descriptors = transposedB || persistent || (descriptorsEnv && std::string(descriptorsEnv) == "1");
     for (bool bf16 : {false, true})
       for (auto [m, n, k] : {std::tuple{4096, 4096, 4096}, {16, 8192, 8192}}) {
         std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
-                            (splitN ? "_split" : transposedB ? "_bT" : "");
+                            (splitN ? "_split" : transposedB ? "_bT" : persistent ? "_persistent" : "");
         for (const examples::MatmulConfig &config : sweep) {
           char key[160];
           std::snprintf(key, sizeof(key), "matmul_%s_%s_cfg%d,%d,%d,%d,%u,%u%s", bf16 ? "bf16" : "fp16", shape.c_str(),
@@ -419,12 +420,14 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
             problem.descriptors = descriptors;
             problem.transposedB = transposedB;
             problem.splitN = splitN;
+            problem.persistent = persistent;
             reportOrRefusal(key, problem, config);
           } else {
             MatmulShape<brick::f16> problem(m, n, k, Precision::TF32, target);
             problem.descriptors = descriptors;
             problem.transposedB = transposedB;
             problem.splitN = splitN;
+            problem.persistent = persistent;
             reportOrRefusal(key, problem, config);
           }
         }
@@ -470,8 +473,6 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
       std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
       examples::MatmulConfig config = configFor(m, n, k, 2);
       config.warpSpecialize = true;
-      examples::MatmulConfig persistentConfig = config;
-      persistentConfig.stages = 3; // the ring lives through the epilogue, whose conversion needs its own bytes
       for (bool bf16 : {false, true}) {
         std::string type = bf16 ? "bf16_" : "fp16_";
         auto run = [&](auto tag) {
@@ -480,7 +481,7 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
           problem.descriptors = true;
           report("matmul_ws_" + type + shape, problem.measure(config));
           problem.persistent = true;
-          report("matmul_persistent_ws_" + type + shape, problem.measure(persistentConfig));
+          report("matmul_persistent_ws_" + type + shape, problem.measure(config));
         };
         if (bf16)
           run(brick::bf16{});

@@ -45,7 +45,14 @@ def BrickGPU_LocalLoadOp : BrickGPU_Op<"local_load", [MemoryEffects<[MemRead<Bri
 
 def BrickGPU_LocalStoreOp : BrickGPU_Op<"local_store", [MemoryEffects<[MemWrite<BrickGPU_SharedMemory>]>]> {
   let summary = "Write a block into a shared-memory buffer";
-  let arguments = (ins AnyRankedTensor:$src, BrickGPU_MemDescType:$dst);
+  let description = [{
+    With `column_offset`, the buffer is narrower than the 2-D block and takes its columns [column_offset,
+    column_offset + the buffer's width): an epilogue can stage a wide block through a small buffer, a column
+    window at a time. Which registers hold the window's columns must not depend on the thread (the layout's lane
+    and warp bases stay within one window), so that each thread writes a fixed subset of its registers.
+  }];
+  let arguments = (ins AnyRankedTensor:$src, BrickGPU_MemDescType:$dst, OptionalAttr<I64Attr>:$column_offset);
+  let builders = [OpBuilder<(ins "Value":$src, "Value":$dst), [{ build($_builder, $_state, src, dst, IntegerAttr()); }]>];
   let assemblyFormat = "$src `,` $dst attr-dict `:` type($src) `->` qualified(type($dst))";
   let hasVerifier = 1;
 }

@@ -3,12 +3,16 @@
 // A descriptor block kept for TMA is written into a shared buffer laid out as its tensor map reads it, fenced
 // for the async proxy, and stored by one thread with TMA, which clips what lies outside the tensor. The block
 // passes through shared memory once: a layout conversion feeding the store (to the coalesced layout a masked
-// store would want) is skipped, and the registers it converted are written as they are.
+// store would want) is skipped, and the registers it converted are written as they are. Where the layout allows,
+// a block of several TMA boxes goes through a buffer of one box, a box at a time.
 //
 //===----------------------------------------------------------------------===//
 
 #include "brick/Dialect/BrickGPU/BrickGPUDialect.h"
+#include "brick/Runtime/TensorMap.h"
 #include "brick/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -47,16 +51,33 @@ struct LowerDescriptorStoresPass : impl::BrickGPULowerDescriptorStoresBase<Lower
       return store.emitError() << "this descriptor block cannot be stored by TMA (internal: brick-lower-tensor-descriptors "
                                   "should have lowered it to stores)";
     OpBuilder b(store);
-    auto bufferType = brickgpu::MemDescType::get(context, type.getShape(), type.getElementType(), layout);
+    // A block of several TMA boxes (rows wider than the swizzle span) goes through a buffer of one box, a box
+    // at a time, where each thread's registers of a box are the same for every thread (wgmma's accumulator):
+    // a persistent kernel's ring of operand buffers stays alive through its epilogue, and the full block's
+    // buffer would cost it a pipeline stage.
+    ArrayRef<int64_t> shape = type.getShape();
+    unsigned elementBytes = std::max(1u, type.getElementType().getIntOrFloatBitWidth() / 8);
+    int64_t boxInner = ::brick::runtime::tmaBlockLayout(shape[1], elementBytes).boxInner;
+    bool byBox = boxInner < shape[1] && brickgpu::isThreadIndependentColumnWindow(type, boxInner);
+    SmallVector<int64_t> bufferShape{shape[0], byBox ? boxInner : shape[1]};
+    auto bufferType = brickgpu::MemDescType::get(context, bufferShape, type.getElementType(), layout);
     Value buffer = brickgpu::LocalAllocOp::create(b, loc, bufferType, Value());
-    // The buffer's bytes may have held something every thread must be done with; every thread's part of the
-    // block must be in shared memory, visible to the async proxy, before the one thread stores it.
-    brickgpu::BarrierOp::create(b, loc);
-    brickgpu::LocalStoreOp::create(b, loc, value, buffer);
-    brickgpu::FenceAsyncSharedOp::create(b, loc);
-    brickgpu::BarrierOp::create(b, loc);
-    brickgpu::AsyncTMACopyLocalToGlobalOp::create(b, loc, desc.getMap(), store.getIndices(), buffer);
-    brickgpu::BarrierOp::create(b, loc); // the store has read the buffer: its bytes may go
+    for (int64_t column = 0; column < shape[1]; column += bufferShape[1]) {
+      // The buffer's bytes may have held something every thread must be done with; every thread's part of the
+      // block must be in shared memory, visible to the async proxy, before the one thread stores it.
+      brickgpu::BarrierOp::create(b, loc);
+      auto write = brickgpu::LocalStoreOp::create(b, loc, value, buffer);
+      SmallVector<Value> indices(store.getIndices());
+      if (byBox)
+        write.setColumnOffset(column);
+      if (column)
+        indices[1] = arith::AddIOp::create(b, loc, indices[1],
+                                           arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(column))));
+      brickgpu::FenceAsyncSharedOp::create(b, loc);
+      brickgpu::BarrierOp::create(b, loc);
+      brickgpu::AsyncTMACopyLocalToGlobalOp::create(b, loc, desc.getMap(), indices, buffer);
+      brickgpu::BarrierOp::create(b, loc); // the store has read the buffer: its bytes may go
+    }
     store.erase();
     if (convert && convert->use_empty())
       convert.erase();

@@ -1,19 +1,31 @@
-// Descriptor stores kept for TMA: the block through a shared buffer in the tensor map's layout, one TMA store.
+// Descriptor stores kept for TMA: the block through a shared buffer in the tensor map's layout, TMA stores.
 // RUN: brick-opt %s -brickgpu-lower-descriptor-stores | FileCheck %s
 
 #mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
 #rows = #brickgpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#narrow = #brickgpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 module attributes {brickgpu.num_warps = 4 : i32} {
   // The conversion to the coalesced layout is skipped: the accumulator's registers go to shared memory as they
-  // are (rows of 256 bytes: 128-byte swizzle), fenced for the async proxy, then thread 0 stores with TMA.
+  // are. Rows of 256 bytes are two 128-byte-swizzled TMA boxes of 64 columns, and every thread holds the same
+  // registers of each box (wgmma's accumulator): one box-sized buffer takes the block a box at a time, each
+  // written, fenced for the async proxy and stored by TMA at its own column before the next overwrites it.
   // CHECK-LABEL: func.func @epilogue
-  // CHECK: %[[BUF:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<64x128xf16, #nvmma_shared>
+  // CHECK: %[[BUF:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<64x64xf16, #nvmma_shared>
   // CHECK-NEXT: brickgpu.barrier
-  // CHECK-NEXT: brickgpu.local_store %arg5, %[[BUF]] : tensor<64x128xf16, #mma>
+  // CHECK-NEXT: brickgpu.local_store %arg5, %[[BUF]] {column_offset = 0 : i64} : tensor<64x128xf16, #mma>
   // CHECK-NEXT: brickgpu.fence_async_shared
   // CHECK-NEXT: brickgpu.barrier
   // CHECK-NEXT: brickgpu.async_tma_copy_local_to_global %arg1[%arg3, %arg4] %[[BUF]]
   // CHECK-NEXT: brickgpu.barrier
+  // CHECK-NEXT: brickgpu.barrier
+  // CHECK-NEXT: brickgpu.local_store %arg5, %[[BUF]] {column_offset = 64 : i64} : tensor<64x128xf16, #mma>
+  // CHECK-NEXT: %[[C64:.*]] = arith.constant 64 : i32
+  // CHECK-NEXT: %[[J64:.*]] = arith.addi %arg4, %[[C64]]
+  // CHECK-NEXT: brickgpu.fence_async_shared
+  // CHECK-NEXT: brickgpu.barrier
+  // CHECK-NEXT: brickgpu.async_tma_copy_local_to_global %arg1[%arg3, %[[J64]]] %[[BUF]]
+  // CHECK-NEXT: brickgpu.barrier
+  // CHECK-NOT: async_tma_copy_local_to_global
   // CHECK-NOT: convert_layout
   // CHECK-NOT: brick.make_tensor_descriptor
   func.func @epilogue(%p: !brick.ptr<f16>, %map: !brick.tensormap, %m: i32, %i: i32, %j: i32,
@@ -22,6 +34,34 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     %d = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<64x128xf16>
     %x = brickgpu.convert_layout %acc : tensor<64x128xf16, #mma> -> tensor<64x128xf16, #rows>
     brick.descriptor_store %d[%i, %j], %x : !brick.tensordesc<64x128xf16>, tensor<64x128xf16, #rows>
+    return
+  }
+
+  // A layout whose lanes spread over both boxes (16 lanes x 8 columns) stores the whole block from one buffer.
+  // CHECK-LABEL: func.func @lanes_across_boxes
+  // CHECK: %[[BUF:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<64x128xf16, #nvmma_shared>
+  // CHECK: brickgpu.local_store %arg5, %[[BUF]] : tensor<64x128xf16, #blocked>
+  // CHECK: brickgpu.async_tma_copy_local_to_global %arg1[%arg3, %arg4] %[[BUF]]
+  // CHECK-NOT: async_tma_copy_local_to_global
+  func.func @lanes_across_boxes(%p: !brick.ptr<f16>, %map: !brick.tensormap, %m: i32, %i: i32, %j: i32,
+                                %x: tensor<64x128xf16, #rows>, %s: i64) {
+    %c1_i64 = arith.constant 1 : i64
+    %d = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<64x128xf16>
+    brick.descriptor_store %d[%i, %j], %x : !brick.tensordesc<64x128xf16>, tensor<64x128xf16, #rows>
+    return
+  }
+
+  // A block of one box (rows of 128 bytes) needs no window.
+  // CHECK-LABEL: func.func @one_box
+  // CHECK: %[[BUF:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<64x64xf16, #nvmma_shared>
+  // CHECK: brickgpu.local_store %arg5, %[[BUF]] : tensor<64x64xf16, #blocked1>
+  // CHECK: brickgpu.async_tma_copy_local_to_global %arg1[%arg3, %arg4] %[[BUF]]
+  // CHECK-NOT: async_tma_copy_local_to_global
+  func.func @one_box(%p: !brick.ptr<f16>, %map: !brick.tensormap, %m: i32, %i: i32, %j: i32,
+                     %x: tensor<64x64xf16, #narrow>, %s: i64) {
+    %c1_i64 = arith.constant 1 : i64
+    %d = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<64x64xf16>
+    brick.descriptor_store %d[%i, %j], %x : !brick.tensordesc<64x64xf16>, tensor<64x64xf16, #narrow>
     return
   }
 }

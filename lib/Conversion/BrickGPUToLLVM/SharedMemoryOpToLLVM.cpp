@@ -18,14 +18,25 @@ using brickgpu::SharedEncodingAttr;
 
 Type storedType(OpBuilder &b, Type element) { return element.isInteger(1) ? b.getI8Type() : element; }
 
+/// Writes the block `values` of `tensorType` into `memory` at `base`; with `columnOffset`, only its columns
+/// [columnOffset, columnOffset + memory's width), into a buffer that narrow (local_store's column window).
 void storeBlock(ConversionPatternRewriter &b, Location loc, Value base, RankedTensorType tensorType, Value values,
-                MemDescType memory, const LLVMTypeConverter &converter) {
+                MemDescType memory, const LLVMTypeConverter &converter, std::optional<int64_t> columnOffset = {}) {
   Type element = converter.convertType(tensorType.getElementType());
   Type stored = storedType(b, element);
   auto sharedPointer = LLVM::LLVMPointerType::get(b.getContext(), 3);
-  auto coordinates = emitCoordinates(b, loc, brickgpu::getLinearLayout(tensorType), getThreadId(b, loc));
+  brickgpu::LinearLayout layout = brickgpu::getLinearLayout(tensorType);
+  auto coordinates = emitCoordinates(b, loc, layout, getThreadId(b, loc));
   emitBarrier(b, loc); // readers of the old contents are done
-  for (auto [value, coordinate] : llvm::zip(unpack(b, loc, values), coordinates)) {
+  for (auto [reg, value, coordinate] : llvm::enumerate(unpack(b, loc, values), coordinates)) {
+    if (columnOffset) {
+      // The verifier checked that the window's registers are the same for every thread.
+      int64_t column = layout.registerCoordinate(reg)[1];
+      int64_t width = memory.getShape()[1];
+      if (column / width * width != *columnOffset)
+        continue;
+      coordinate[1] = LLVM::SubOp::create(b, loc, coordinate[1], i32Constant(b, loc, *columnOffset));
+    }
     Value v = element.isInteger(1) ? Value(LLVM::ZExtOp::create(b, loc, stored, value)) : value;
     LLVM::StoreOp::create(b, loc, v, LLVM::GEPOp::create(b, loc, sharedPointer, stored, base,
                                                          ValueRange{emitSharedOffset(b, loc, coordinate, memory)}));
@@ -51,7 +62,7 @@ struct LocalStoreLowering : ConvertOpToLLVMPattern<brickgpu::LocalStoreOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(brickgpu::LocalStoreOp op, OpAdaptor adaptor, ConversionPatternRewriter &b) const override {
     storeBlock(b, op.getLoc(), adaptor.getDst(), cast<RankedTensorType>(op.getSrc().getType()), adaptor.getSrc(),
-               op.getDst().getType(), *getTypeConverter());
+               op.getDst().getType(), *getTypeConverter(), op.getColumnOffset());
     b.eraseOp(op);
     return success();
   }

@@ -522,7 +522,32 @@ LogicalResult LocalLoadOp::verify() {
 }
 
 LogicalResult LocalStoreOp::verify() {
-  return verifySameBlock(*this, cast<RankedTensorType>(getSrc().getType()), getDst().getType());
+  auto block = cast<RankedTensorType>(getSrc().getType());
+  MemDescType buffer = getDst().getType();
+  std::optional<int64_t> offset = getColumnOffset();
+  if (!offset)
+    return verifySameBlock(*this, block, buffer);
+  if (block.getRank() != 2 || buffer.getShape().size() != 2 || block.getElementType() != buffer.getElementType() ||
+      block.getDimSize(0) != buffer.getShape()[0])
+    return emitOpError() << "a column window of " << block << " is a 2-D buffer of its rows and element type, not "
+                         << buffer;
+  int64_t width = buffer.getShape()[1];
+  if (*offset < 0 || *offset % width || *offset + width > block.getDimSize(1))
+    return emitOpError() << "column window [" << *offset << ", " << *offset + width << ") is not one of the "
+                         << width << "-column windows of " << block;
+  if (!isThreadIndependentColumnWindow(block, width))
+    return emitOpError() << "the registers holding a " << width << "-column window of " << block
+                         << " depend on the thread";
+  return success();
+}
+
+bool mlir::brickgpu::isThreadIndependentColumnWindow(RankedTensorType block, int64_t width) {
+  if (!getLayout(block) || block.getRank() != 2 || width <= 0 || !llvm::isPowerOf2_64(width))
+    return false;
+  LinearLayout layout = getLinearLayout(block);
+  // Lane and warp bases must stay inside a window: no column bit at or above log2(width).
+  auto insideWindow = [&](const LinearLayout::Coordinate &basis) { return basis[1] < width; };
+  return llvm::all_of(layout.getLaneBases(), insideWindow) && llvm::all_of(layout.getWarpBases(), insideWindow);
 }
 
 LogicalResult MemDescIndexOp::verify() {

@@ -247,3 +247,33 @@ func.func @f(%b: !brickgpu.memdesc<64x64xf16, #shared>) {
   %t = brickgpu.memdesc_trans %b : !brickgpu.memdesc<64x64xf16, #shared> -> !brickgpu.memdesc<64x64xf16, #shared>
   return
 }
+
+// -----
+
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#s = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+func.func @f(%x: tensor<64x128xf16, #mma>, %b: !brickgpu.memdesc<64x64xf16, #s>) {
+  // expected-error @+1 {{column window [32, 96) is not one of the 64-column windows of}}
+  brickgpu.local_store %x, %b {column_offset = 32 : i64} : tensor<64x128xf16, #mma> -> !brickgpu.memdesc<64x64xf16, #s>
+  return
+}
+
+// -----
+
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#s = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+func.func @f(%x: tensor<64x128xf16, #mma>, %b: !brickgpu.memdesc<32x64xf16, #s>) {
+  // expected-error @+1 {{is a 2-D buffer of its rows and element type, not '!brickgpu.memdesc<32x64xf16}}
+  brickgpu.local_store %x, %b {column_offset = 0 : i64} : tensor<64x128xf16, #mma> -> !brickgpu.memdesc<32x64xf16, #s>
+  return
+}
+
+// -----
+
+#rows = #brickgpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#s = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+func.func @f(%x: tensor<64x128xf16, #rows>, %b: !brickgpu.memdesc<64x64xf16, #s>) {
+  // expected-error @+1 {{the registers holding a 64-column window of}}
+  brickgpu.local_store %x, %b {column_offset = 64 : i64} : tensor<64x128xf16, #rows> -> !brickgpu.memdesc<64x64xf16, #s>
+  return
+}

@@ -31,6 +31,9 @@ struct SharedMemory : public SideEffects::Resource::Base<SharedMemory> {
 DistributedLayoutAttr getLayout(Type type);
 /// The linear layout of a tensor type with a distributed layout.
 LinearLayout getLinearLayout(RankedTensorType type);
+/// Whether every thread holds the columns of each `width`-column window of the 2-D `block` in the same
+/// registers (its layout's lane and warp bases stay inside a window): what local_store's column_offset needs.
+bool isThreadIndependentColumnWindow(RankedTensorType block, int64_t width);
 
 /// What every pass after convert-brick-to-brickgpu needs: each block value in `module` (results and block
 /// arguments) has a distributed layout. Otherwise an error at the first value without one, naming `pass`.
