@@ -66,21 +66,6 @@ Value throughSharedMemory(ConversionPatternRewriter &b, Operation *op, RankedTen
   return pack(b, loc, converter.convertType(dstType), results);
 }
 
-/// How many consecutive registers of `layout`, from each multiple of that many, hold consecutive elements along
-/// the last dimension at a multiple of that many (so that they are one aligned vector in a row), up to
-/// `maxElements`.
-unsigned rowVectorWidth(const LinearLayout &layout, unsigned maxElements) {
-  unsigned last = layout.getRank() - 1;
-  unsigned width = std::min<unsigned>(layout.getContiguousRegisters(last), maxElements);
-  auto aligned = [&](ArrayRef<LinearLayout::Coordinate> bases) {
-    return llvm::all_of(bases, [&](const LinearLayout::Coordinate &basis) { return basis[last] % width == 0; });
-  };
-  while (width > 1 && !(aligned(layout.getRegisterBases().drop_front(llvm::Log2_32(width))) &&
-                        aligned(layout.getLaneBases()) && aligned(layout.getWarpBases())))
-    width /= 2;
-  return width;
-}
-
 /// A layout conversion through scratch shared memory laid out row by row, each row padded (so that the rows a
 /// warp writes start in different banks): each thread stores its registers and, after a barrier, loads the new
 /// ones, both as vectors of up to 16 bytes where its registers run along a row (the accumulator's pairs in, the

@@ -20,26 +20,41 @@ Type storedType(OpBuilder &b, Type element) { return element.isInteger(1) ? b.ge
 
 /// Writes the block `values` of `tensorType` into `memory` at `base`; with `columnOffset`, only its columns
 /// [columnOffset, columnOffset + memory's width), into a buffer that narrow (local_store's column window).
+/// Registers that run along a row and stay together under the buffer's swizzle go as one store of up to 16 bytes
+/// (wgmma's accumulator pairs: half the stores of an epilogue).
 void storeBlock(ConversionPatternRewriter &b, Location loc, Value base, RankedTensorType tensorType, Value values,
                 MemDescType memory, const LLVMTypeConverter &converter, std::optional<int64_t> columnOffset = {}) {
   Type element = converter.convertType(tensorType.getElementType());
   Type stored = storedType(b, element);
   auto sharedPointer = LLVM::LLVMPointerType::get(b.getContext(), 3);
   brickgpu::LinearLayout layout = brickgpu::getLinearLayout(tensorType);
+  unsigned bytes = getSharedElementBytes(tensorType.getElementType());
+  unsigned width = element.isInteger(1) ? 1 : rowVectorWidth(layout, std::min(16 / bytes, sharedRowRunElements(memory)));
+  SmallVector<Value> registers = unpack(b, loc, values);
   auto coordinates = emitCoordinates(b, loc, layout, getThreadId(b, loc));
   emitBarrier(b, loc); // readers of the old contents are done
-  for (auto [reg, value, coordinate] : llvm::enumerate(unpack(b, loc, values), coordinates)) {
+  for (unsigned first = 0; first < registers.size(); first += width) {
+    SmallVector<Value> coordinate = coordinates[first];
     if (columnOffset) {
-      // The verifier checked that the window's registers are the same for every thread.
-      int64_t column = layout.registerCoordinate(reg)[1];
-      int64_t width = memory.getShape()[1];
-      if (column / width * width != *columnOffset)
+      // The verifier checked that the window's registers are the same for every thread; a vector (at most 16
+      // bytes, aligned) never straddles two windows.
+      int64_t column = layout.registerCoordinate(first)[1];
+      int64_t windowWidth = memory.getShape()[1];
+      if (column / windowWidth * windowWidth != *columnOffset)
         continue;
       coordinate[1] = LLVM::SubOp::create(b, loc, coordinate[1], i32Constant(b, loc, *columnOffset));
     }
-    Value v = element.isInteger(1) ? Value(LLVM::ZExtOp::create(b, loc, stored, value)) : value;
-    LLVM::StoreOp::create(b, loc, v, LLVM::GEPOp::create(b, loc, sharedPointer, stored, base,
-                                                         ValueRange{emitSharedOffset(b, loc, coordinate, memory)}));
+    Value address = LLVM::GEPOp::create(b, loc, sharedPointer, stored, base,
+                                        ValueRange{emitSharedOffset(b, loc, coordinate, memory)});
+    if (width == 1) {
+      Value v = element.isInteger(1) ? Value(LLVM::ZExtOp::create(b, loc, stored, registers[first])) : registers[first];
+      LLVM::StoreOp::create(b, loc, v, address);
+      continue;
+    }
+    Value vector = LLVM::UndefOp::create(b, loc, VectorType::get({width}, stored));
+    for (unsigned i = 0; i < width; ++i)
+      vector = LLVM::InsertElementOp::create(b, loc, vector, registers[first + i], i32Constant(b, loc, i));
+    LLVM::StoreOp::create(b, loc, vector, address, width * bytes);
   }
   if (isa<brickgpu::NVMMASharedEncodingAttr>(memory.getEncoding()))
     emitAsyncProxyFence(b, loc); // ... and to wgmma, which reads through the async proxy

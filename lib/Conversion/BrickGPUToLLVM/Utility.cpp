@@ -204,6 +204,34 @@ Value getSharedMemoryBase(OpBuilder &builder, Location loc, Operation *op) {
 }
 
 /// The element offset of `coordinate` in a buffer of `type`.
+/// How many consecutive registers of `layout`, from each multiple of that many, hold consecutive elements along
+/// the last dimension at a multiple of that many (so that they are one aligned vector in a row), up to
+/// `maxElements`.
+unsigned rowVectorWidth(const brickgpu::LinearLayout &layout, unsigned maxElements) {
+  unsigned last = layout.getRank() - 1;
+  unsigned width = std::min<unsigned>(layout.getContiguousRegisters(last), maxElements);
+  auto aligned = [&](ArrayRef<brickgpu::LinearLayout::Coordinate> bases) {
+    return llvm::all_of(bases, [&](const brickgpu::LinearLayout::Coordinate &basis) { return basis[last] % width == 0; });
+  };
+  while (width > 1 && !(aligned(layout.getRegisterBases().drop_front(llvm::Log2_32(width))) &&
+                        aligned(layout.getLaneBases()) && aligned(layout.getWarpBases())))
+    width /= 2;
+  return width;
+}
+
+unsigned sharedRowRunElements(brickgpu::MemDescType type) {
+  unsigned last = type.getShape().size() - 1;
+  if (auto nvmma = dyn_cast<brickgpu::NVMMASharedEncodingAttr>(type.getEncoding()))
+    return nvmma.getOrder()[0] == last ? 128 / type.getElementType().getIntOrFloatBitWidth() : 1;
+  auto encoding = cast<brickgpu::SharedEncodingAttr>(type.getEncoding());
+  if (encoding.getOrder()[0] != last)
+    return 1;
+  if (encoding.getMaxPhase() > 1)
+    return encoding.getVec();
+  int64_t rowLength = type.getShape()[last];
+  return unsigned(rowLength & -rowLength); // rows start aligned to the largest power of two dividing their length
+}
+
 Value emitSharedOffset(OpBuilder &b, Location loc, ArrayRef<Value> coordinate, brickgpu::MemDescType type) {
   if (auto nvmma = dyn_cast<brickgpu::NVMMASharedEncodingAttr>(type.getEncoding())) {
     // Columns of `swizzle` bytes, each whole; in a column, row r's 16-byte groups XOR (r / perPhase) % maxPhase.
