@@ -104,22 +104,3 @@ module attributes {brickgpu.num_warps = 4 : i32} {
   }
 }
 
-// -----
-
-// A column window of wgmma's accumulator (local_store's column_offset): each thread writes the 32 of its 64
-// registers that hold columns [64, 128), at their column less 64, into a 64 x 64 buffer: as 16 pairs (a pair
-// of columns stays together under the 128-byte swizzle, which moves 16-byte groups).
-#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
-#b = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
-module attributes {brickgpu.num_warps = 4 : i32} {
-  // CHECK-LABEL: llvm.func @window
-  // CHECK: llvm.sub %{{[0-9]+}}, %{{[0-9]+}} : i32
-  // CHECK-COUNT-16: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xf16>, !llvm.ptr<3>
-  // CHECK-NOT: llvm.store
-  // CHECK: llvm.return
-  func.func @window(%acc: tensor<64x128xf16, #mma>) {
-    %buffer = brickgpu.local_alloc : () -> !brickgpu.memdesc<64x64xf16, #b>
-    brickgpu.local_store %acc, %buffer {column_offset = 64 : i64} : tensor<64x128xf16, #mma> -> !brickgpu.memdesc<64x64xf16, #b>
-    return
-  }
-}

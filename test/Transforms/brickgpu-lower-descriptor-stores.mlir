@@ -10,6 +10,8 @@ module attributes {brickgpu.num_warps = 4 : i32} {
   // registers of each box (wgmma's accumulator): one box-sized buffer takes the block a box at a time, each
   // written, fenced for the async proxy and stored by TMA at its own column before the next overwrites it.
   // CHECK-LABEL: func.func @epilogue
+  // CHECK-NOT: convert_layout
+  // CHECK-NOT: brick.make_tensor_descriptor
   // CHECK: %[[BUF:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<64x64xf16, #nvmma_shared>
   // CHECK-NEXT: brickgpu.barrier
   // CHECK-NEXT: brickgpu.local_store %arg5, %[[BUF]] {column_offset = 0 : i64} : tensor<64x128xf16, #mma>
@@ -26,8 +28,7 @@ module attributes {brickgpu.num_warps = 4 : i32} {
   // CHECK-NEXT: brickgpu.async_tma_copy_local_to_global %arg1[%arg3, %[[J64]]] %[[BUF]]
   // CHECK-NEXT: brickgpu.barrier
   // CHECK-NOT: async_tma_copy_local_to_global
-  // CHECK-NOT: convert_layout
-  // CHECK-NOT: brick.make_tensor_descriptor
+  // CHECK: return
   func.func @epilogue(%p: !brick.ptr<f16>, %map: !brick.tensormap, %m: i32, %i: i32, %j: i32,
                       %acc: tensor<64x128xf16, #mma>, %s: i64) {
     %c1_i64 = arith.constant 1 : i64

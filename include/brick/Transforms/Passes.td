@@ -158,7 +158,7 @@ def BrickGPULowerDescriptorLoads : Pass<"brickgpu-lower-descriptor-loads", "::ml
 }
 
 def BrickGPULowerDescriptorStores : Pass<"brickgpu-lower-descriptor-stores", "::mlir::ModuleOp"> {
-  let summary = "Descriptor stores kept for TMA: the block through a shared buffer and one TMA store";
+  let summary = "Descriptor stores kept for TMA: the block through a shared buffer and TMA stores";
   let description = [{
     `brick.descriptor_store %d[%i, %j], %x` (kept by brick-lower-tensor-descriptors with `keep-for-tma`) becomes
 
@@ -169,8 +169,13 @@ def BrickGPULowerDescriptorStores : Pass<"brickgpu-lower-descriptor-stores", "::
     with `%buffer` laid out as the tensor map reads it. A layout conversion feeding the store is looked through:
     the local_store writes the block from the registers it was computed in (the accumulator's), so it passes
     through shared memory once. TMA writes nothing outside the tensor.
+
+    A block of several TMA boxes (rows wider than the swizzle span) whose layout holds each box in the same
+    registers of every thread (wgmma's accumulator) goes through one box-sized buffer, box by box: the same
+    sequence per box with `local_store {column_offset = c}` and the store at `[%i, %j + c]`. A persistent
+    kernel's ring lives through its epilogue; the smaller buffer leaves room for another stage.
   }];
-  let dependentDialects = ["::mlir::brickgpu::BrickGPUDialect"];
+  let dependentDialects = ["::mlir::brickgpu::BrickGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
 def BrickGPUAllocateSharedMemory : Pass<"brickgpu-allocate-shared-memory", "::mlir::ModuleOp"> {

@@ -29,7 +29,11 @@ void storeBlock(ConversionPatternRewriter &b, Location loc, Value base, RankedTe
   auto sharedPointer = LLVM::LLVMPointerType::get(b.getContext(), 3);
   brickgpu::LinearLayout layout = brickgpu::getLinearLayout(tensorType);
   unsigned bytes = getSharedElementBytes(tensorType.getElementType());
-  unsigned width = element.isInteger(1) ? 1 : rowVectorWidth(layout, std::min(16 / bytes, sharedRowRunElements(memory)));
+  // Elements narrower than a byte (i1 is stored as i8) go one at a time.
+  unsigned bits = tensorType.getElementType().getIntOrFloatBitWidth();
+  unsigned width = element.isInteger(1) || bits % 8
+                       ? 1
+                       : std::max(1u, rowVectorWidth(layout, std::min(16 / bytes, sharedRowRunElements(memory))));
   SmallVector<Value> registers = unpack(b, loc, values);
   auto coordinates = emitCoordinates(b, loc, layout, getThreadId(b, loc));
   emitBarrier(b, loc); // readers of the old contents are done
@@ -42,7 +46,8 @@ void storeBlock(ConversionPatternRewriter &b, Location loc, Value base, RankedTe
       int64_t windowWidth = memory.getShape()[1];
       if (column / windowWidth * windowWidth != *columnOffset)
         continue;
-      coordinate[1] = LLVM::SubOp::create(b, loc, coordinate[1], i32Constant(b, loc, *columnOffset));
+      if (*columnOffset)
+        coordinate[1] = LLVM::SubOp::create(b, loc, coordinate[1], i32Constant(b, loc, *columnOffset));
     }
     Value address = LLVM::GEPOp::create(b, loc, sharedPointer, stored, base,
                                         ValueRange{emitSharedOffset(b, loc, coordinate, memory)});

@@ -226,10 +226,10 @@ unsigned sharedRowRunElements(brickgpu::MemDescType type) {
   auto encoding = cast<brickgpu::SharedEncodingAttr>(type.getEncoding());
   if (encoding.getOrder()[0] != last)
     return 1;
-  if (encoding.getMaxPhase() > 1)
-    return encoding.getVec();
+  // Rows start aligned to the largest power of two dividing their length; a swizzle keeps `vec` together.
   int64_t rowLength = type.getShape()[last];
-  return unsigned(rowLength & -rowLength); // rows start aligned to the largest power of two dividing their length
+  unsigned rowAlignment = unsigned(rowLength & -rowLength);
+  return std::max(1u, encoding.getMaxPhase() > 1 ? std::min(encoding.getVec(), rowAlignment) : rowAlignment);
 }
 
 Value emitSharedOffset(OpBuilder &b, Location loc, ArrayRef<Value> coordinate, brickgpu::MemDescType type) {
