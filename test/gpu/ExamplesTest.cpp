@@ -215,13 +215,15 @@ TEST_P(Examples, MatmulWarpGroupConfigs) {
                                                           .padding = 4, .config = config, .descriptors = true}));
   }
   // Persistent (a program per SM takes tiles in turn), warp-specialized or not: ragged shapes, more tiles than
-  // programs and fewer.
+  // programs and fewer; 4 stages beside the epilogue's box-sized store buffer, and 3.
   examples::MatmulConfig persistent{256, 128, 64, 8, 8, 3, true};
-  for (bool specialize : {true, false}) {
-    persistent.warpSpecialize = specialize;
-    for (auto [m, n, k] : {std::tuple{4000, 4000, 4000}, {300, 200, 8}, {2048, 4096, 1000}})
-      EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = m, .n = n, .k = k, .config = persistent, .persistent = true}));
-  }
+  for (bool specialize : {true, false})
+    for (unsigned stages : {3u, 4u}) {
+      persistent.warpSpecialize = specialize;
+      persistent.stages = stages;
+      for (auto [m, n, k] : {std::tuple{4000, 4000, 4000}, {300, 200, 8}, {2048, 4096, 1000}})
+        EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = m, .n = n, .k = k, .config = persistent, .persistent = true}));
+    }
   // Warp-specialized at the H100 configuration: ragged shapes, K loops of 1 to 64 iterations.
   examples::MatmulConfig specialized{256, 128, 64, 8, 8, 4, true};
   for (auto [m, n, k] : {std::tuple{4000, 4000, 4000}, {1000, 1000, 64}, {300, 200, 8}, {2048, 1024, 4096}})
