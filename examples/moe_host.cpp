@@ -48,10 +48,10 @@ MoeConfig moeConfig(const MoeShape &shape) {
     config.gatherRows = shape.intermediate >= 4096;
     // Then persistent where an expert's weights serve several blocks (compute-bound tiles), so that a tile's store
     // overlaps the next tile's loads. The ring then lives through the epilogue: 3 stages beside its store buffer (4
-    // also fit, and were slower: 3.17-3.19 ms against 2.73-3.07 in one H100 call). Medians on an H100, one tile a program -> persistent: Mixtral at 4096 tokens
-    // (1024 rows an expert) 3.12 -> 2.85 ms; where tiles stream weights it loses or ties: Mixtral at 512 tokens
-    // (128 rows an expert) 0.754 -> 0.769 ms, DeepSeek-V3 at 4096 (128 rows an expert; its default keeps pointer
-    // rows) 5.77 -> 6.34.
+    // also fit, and were slower: 3.17-3.19 ms against 2.73-3.07 in one H100 call). Medians on an H100, one tile a
+    // program -> persistent: Mixtral at 4096 tokens (1024 rows an expert) 3.12 -> 2.85 ms; where tiles stream
+    // weights it loses or ties: Mixtral at 512 tokens (128 rows an expert) 0.754 -> 0.769 ms, DeepSeek-V3 at 4096
+    // (128 rows an expert; its default keeps pointer rows) 5.77 -> 6.34.
     config.persistent = config.gatherRows && rowsPerExpert >= 512;
     if (config.persistent)
       config.stages = 3;

@@ -9,11 +9,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "brick/Dialect/BrickGPU/BrickGPUDialect.h"
-#include "brick/Runtime/TensorMap.h"
 #include "brick/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -56,8 +54,7 @@ struct LowerDescriptorStoresPass : impl::BrickGPULowerDescriptorStoresBase<Lower
     // a persistent kernel's ring of operand buffers stays alive through its epilogue, and the full block's
     // buffer would cost it a pipeline stage.
     ArrayRef<int64_t> shape = type.getShape();
-    unsigned elementBytes = std::max(1u, type.getElementType().getIntOrFloatBitWidth() / 8);
-    int64_t boxInner = ::brick::runtime::tmaBlockLayout(shape[1], elementBytes).boxInner;
+    int64_t boxInner = layout.getSwizzle() * 8 / type.getElementType().getIntOrFloatBitWidth(); // a swizzle span
     bool byBox = boxInner < shape[1] && brickgpu::isThreadIndependentColumnWindow(type, boxInner);
     SmallVector<int64_t> bufferShape{shape[0], byBox ? boxInner : shape[1]};
     auto bufferType = brickgpu::MemDescType::get(context, bufferShape, type.getElementType(), layout);

@@ -103,4 +103,3 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     return
   }
 }
-
