@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <optional>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -393,10 +394,13 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
   };
   // A sweep goes on past a config the compiler refuses, reporting why.
   auto reportOrRefusal = [&](const std::string &key, auto &problem, const examples::MatmulConfig &config) {
-    if (std::optional<std::string> why = problem.refusal(config))
+    if (std::optional<std::string> why = problem.refusal(config)) {
       std::printf(",\n  \"%s_refused\": \"%s\"", key.c_str(), jsonEscaped(*why).c_str());
-    else
-      report(key, problem.measure(config));
+      return;
+    }
+    report(key, problem.measure(config));
+    if (problem.m <= 16)
+      report(key + "_read_flush", problem.measure(config, Flush::Read));
   };
   if (!sweep.empty()) {
     // BRICK_BENCH_MATMUL_DESCRIPTORS=1: sweep examples::matmulDescriptors (TMA on sm_90a) instead; =transposed_b:
@@ -406,30 +410,44 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
     bool persistent = descriptorsEnv && std::string(descriptorsEnv) == "persistent";
     bool transposedB = splitN || (descriptorsEnv && std::string(descriptorsEnv) == "transposed_b");
     bool descriptors = transposedB || persistent || (descriptorsEnv && std::string(descriptorsEnv) == "1");
+    // BRICK_BENCH_SWEEP_SHAPES="1x8192x8192,..." replaces the two shapes; a shape of at most 16 rows (decode) is
+    // measured after a read flush as well ("_read_flush": no dirty lines for its weight stream to write back).
+    std::vector<std::tuple<int, int, int>> shapes = {{4096, 4096, 4096}, {16, 8192, 8192}};
+    if (const char *list = std::getenv("BRICK_BENCH_SWEEP_SHAPES"); list && *list) {
+      shapes.clear();
+      std::stringstream stream(list);
+      for (std::string item; std::getline(stream, item, ',');) {
+        int m = 0, n = 0, k = 0;
+        if (std::sscanf(item.c_str(), "%dx%dx%d", &m, &n, &k) != 3 || m <= 0 || n <= 0 || k <= 0)
+          fail("BRICK_BENCH_SWEEP_SHAPES takes MxNxK,MxNxK,..., got '" + item + "'");
+        shapes.emplace_back(m, n, k);
+      }
+    }
+    // One problem (its operands made and uploaded once) for all the configs.
+    auto sweepShape = [&](auto &problem, const std::string &type, const std::string &shape) {
+      problem.descriptors = descriptors;
+      problem.transposedB = transposedB;
+      problem.splitN = splitN;
+      problem.persistent = persistent;
+      for (const examples::MatmulConfig &config : sweep) {
+        char key[160];
+        std::snprintf(key, sizeof(key), "matmul_%s_%s_cfg%d,%d,%d,%d,%u,%u%s", type.c_str(), shape.c_str(),
+                      config.blockM, config.blockN, config.blockK, config.groupM, config.warps, config.stages,
+                      config.warpSpecialize ? ",ws" : "");
+        reportOrRefusal(key, problem, config);
+        std::fflush(stdout); // a sweep cut short keeps what it measured
+      }
+    };
     for (bool bf16 : {false, true})
-      for (auto [m, n, k] : {std::tuple{4096, 4096, 4096}, {16, 8192, 8192}}) {
+      for (auto [m, n, k] : shapes) {
         std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
                             (splitN ? "_split" : transposedB ? "_bT" : persistent ? "_persistent" : "");
-        for (const examples::MatmulConfig &config : sweep) {
-          char key[160];
-          std::snprintf(key, sizeof(key), "matmul_%s_%s_cfg%d,%d,%d,%d,%u,%u%s", bf16 ? "bf16" : "fp16", shape.c_str(),
-                        config.blockM, config.blockN, config.blockK, config.groupM, config.warps, config.stages,
-                        config.warpSpecialize ? ",ws" : "");
-          if (bf16) {
-            MatmulShape<brick::bf16> problem(m, n, k, Precision::TF32, target);
-            problem.descriptors = descriptors;
-            problem.transposedB = transposedB;
-            problem.splitN = splitN;
-            problem.persistent = persistent;
-            reportOrRefusal(key, problem, config);
-          } else {
-            MatmulShape<brick::f16> problem(m, n, k, Precision::TF32, target);
-            problem.descriptors = descriptors;
-            problem.transposedB = transposedB;
-            problem.splitN = splitN;
-            problem.persistent = persistent;
-            reportOrRefusal(key, problem, config);
-          }
+        if (bf16) {
+          MatmulShape<brick::bf16> problem(m, n, k, Precision::TF32, target);
+          sweepShape(problem, "bf16", shape);
+        } else {
+          MatmulShape<brick::f16> problem(m, n, k, Precision::TF32, target);
+          sweepShape(problem, "fp16", shape);
         }
       }
     return;

@@ -246,17 +246,28 @@ def BrickGPU_FenceAsyncSharedOp : BrickGPU_Op<"fence_async_shared",
 
 def BrickGPU_AsyncTMACopyLocalToGlobalOp : BrickGPU_Op<"async_tma_copy_local_to_global",
     [MemoryEffects<[MemWrite, MemRead<BrickGPU_SharedMemory>]>]> {
-  let summary = "Store a shared buffer's block into a descriptor's tensor with TMA, and wait until it is read";
+  let summary = "Store a shared buffer's block into a descriptor's tensor with TMA, asynchronously";
   let description = [{
     `brickgpu.async_tma_copy_local_to_global %map[%i, %j] %buffer : !brickgpu.memdesc<128x64xf16, #nvmma>` has
     thread 0 issue `cp.async.bulk.tensor` stores (one per swizzle span of the rows) of the block whose first
-    element goes to (`%i`, `%j`), commit them as a bulk group and wait until the buffer has been read
-    (`cp.async.bulk.wait_group.read 0`). Elements outside the tensor are not written. The buffer is laid out as
-    the tensor map reads it; its contents must be fenced for the async proxy first.
+    element goes to (`%i`, `%j`) and commit them as a bulk group. Elements outside the tensor are not written.
+    The buffer is laid out as the tensor map reads it; its contents must be fenced for the async proxy first,
+    and nothing may write it (nor the program end) before a `brickgpu.async_tma_store_wait` says it was read.
   }];
   let arguments = (ins Brick_TensorMapType:$map, Variadic<I32>:$indices, BrickGPU_MemDescType:$src);
   let assemblyFormat = "$map `[` $indices `]` $src attr-dict `:` qualified(type($src))";
   let hasVerifier = 1;
+}
+
+def BrickGPU_AsyncTMAStoreWaitOp : BrickGPU_Op<"async_tma_store_wait",
+    [MemoryEffects<[MemRead<BrickGPU_SharedMemory>, MemWrite<BrickGPU_SharedMemory>]>]> {
+  let summary = "Wait until the TMA stores issued so far have read their shared buffers";
+  let description = [{
+    Thread 0 (which issued them) waits for its committed TMA store groups to have read shared memory
+    (`cp.async.bulk.wait_group.read 0`; their writes to global memory complete on their own). A
+    `brickgpu.barrier` after it tells the other threads that the buffers may be written again.
+  }];
+  let assemblyFormat = "attr-dict";
 }
 
 //===----------------------------------------------------------------------===//

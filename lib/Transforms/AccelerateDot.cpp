@@ -95,7 +95,6 @@ RankedTensorType withEncoding(Type type, Attribute encoding) {
   return RankedTensorType::get(tensor.getShape(), tensor.getElementType(), encoding);
 }
 
-/// `operand` in registers as #dot_op: through a swizzled shared buffer.
 /// `operand` in a shared buffer of layout `encoding`, written from the registers of the load it came from. Dots
 /// that share an operand (an MoE's gate and up projections of one block of tokens) share its buffer: one copy to
 /// shared memory, and one load for the pipeline to prefetch (it takes loads whose only use is one buffer).
@@ -112,9 +111,54 @@ Value toSharedBuffer(OpBuilder &builder, Location loc, Value operand, Attribute 
   return brickgpu::LocalAllocOp::create(builder, loc, memory, source);
 }
 
+/// The widest swizzle (128, 64 or 32 bytes) that divides both byte counts; 0 when none does.
+unsigned widestSwizzle(int64_t rowBytes, int64_t tileBytes) {
+  for (unsigned swizzle : {128u, 64u, 32u})
+    if (rowBytes % swizzle == 0 && tileBytes % swizzle == 0)
+      return swizzle;
+  return 0;
+}
+
+/// The block a dot operand transposes (`brick.trans` of a 2-D block, through layout conversions), or null.
+/// The dot then reads that block's buffer through a transposed view (brickgpu.memdesc_trans): a [N, K] weight's
+/// block, contiguous along K, is the K x N operand of x * W^T with no copy in registers, its load stays one the
+/// pipeline prefetches, and a descriptor's block keeps TMA.
+Value transposedBlock(Value operand) {
+  while (auto convert = operand.getDefiningOp<ConvertLayoutOp>())
+    operand = convert.getSrc();
+  auto trans = operand.getDefiningOp<TransOp>();
+  if (!trans || trans.getOrder() != ArrayRef<int32_t>{1, 0})
+    return {};
+  return trans.getSrc();
+}
+
+/// The #nvmma_shared layout a transposed block (see transposedBlock) is stored in for mma.sync: as it was loaded
+/// (the layout TMA writes, for a descriptor's block), whole swizzle rows, whole groups of 8 rows; or null.
+brickgpu::NVMMASharedEncodingAttr transposedBlockLayout(MLIRContext *context, Value block) {
+  auto [source, order] = storageSource(block);
+  auto type = cast<RankedTensorType>(source.getType());
+  if (source.getDefiningOp<DescriptorLoadOp>())
+    if (auto tma = brickgpu::getTMALayout(context, type.getShape(), type.getElementType()))
+      return tma.getOrder() == ArrayRef<unsigned>(order) ? tma : brickgpu::NVMMASharedEncodingAttr();
+  int64_t rowBytes = type.getDimSize(order[0]) * getSharedElementBytes(type.getElementType());
+  unsigned swizzle = widestSwizzle(rowBytes, rowBytes);
+  if (!swizzle || type.getDimSize(order[1]) % 8 != 0)
+    return {};
+  return brickgpu::NVMMASharedEncodingAttr::get(context, swizzle, order);
+}
+
+/// `operand` in registers as #dot_op, read from a swizzled shared buffer (with ldmatrix where it can).
 Value toDotOperand(OpBuilder &builder, Location loc, Value operand, unsigned opIdx, MmaEncodingAttr mma,
                    unsigned kWidth) {
   MLIRContext *context = builder.getContext();
+  auto encoding = DotOperandEncodingAttr::get(context, opIdx, mma, kWidth);
+  if (Value block = transposedBlock(operand))
+    if (brickgpu::NVMMASharedEncodingAttr layout = transposedBlockLayout(context, block)) {
+      Value buffer = toSharedBuffer(builder, loc, block, layout);
+      auto bufferType = cast<brickgpu::MemDescType>(buffer.getType());
+      Value view = brickgpu::MemDescTransOp::create(builder, loc, brickgpu::MemDescTransOp::transposed(bufferType), buffer);
+      return brickgpu::LocalLoadOp::create(builder, loc, withEncoding(operand.getType(), encoding), view);
+    }
   auto [source, order] = storageSource(operand);
   auto type = cast<RankedTensorType>(source.getType());
   // A descriptor block kept for TMA (sm_90a) is staged in the layout TMA writes, which ldmatrix reads as well.
@@ -123,20 +167,7 @@ Value toDotOperand(OpBuilder &builder, Location loc, Value operand, unsigned opI
     if (auto tma = brickgpu::getTMALayout(context, type.getShape(), type.getElementType()))
       layout = tma;
   Value buffer = toSharedBuffer(builder, loc, operand, layout);
-  auto encoding = DotOperandEncodingAttr::get(context, opIdx, mma, kWidth);
   return brickgpu::LocalLoadOp::create(builder, loc, withEncoding(type, encoding), buffer);
-}
-
-/// The block a wgmma operand transposes (`brick.trans` of a 2-D block, through layout conversions), or null.
-/// The dot then reads that block's buffer through a transposed view (brickgpu.memdesc_trans): a [N, K] weight's
-/// block, contiguous along K, is the K x N operand of x * W^T with no copy, and a descriptor's block keeps TMA.
-Value transposedBlock(Value operand) {
-  while (auto convert = operand.getDefiningOp<ConvertLayoutOp>())
-    operand = convert.getSrc();
-  auto trans = operand.getDefiningOp<TransOp>();
-  if (!trans || trans.getOrder() != ArrayRef<int32_t>{1, 0})
-    return {};
-  return trans.getSrc();
 }
 
 /// `operand` as a wgmma reads it: a buffer of layout `layout` (in the operand's dimensions), or a transposed view
@@ -177,14 +208,6 @@ struct WgmmaPlan {
   MmaEncodingAttr mma;
   brickgpu::NVMMASharedEncodingAttr aShared, bShared;
 };
-
-/// The widest swizzle (128, 64 or 32 bytes) that divides both byte counts; 0 when none does.
-unsigned widestSwizzle(int64_t rowBytes, int64_t tileBytes) {
-  for (unsigned swizzle : {128u, 64u, 32u})
-    if (rowBytes % swizzle == 0 && tileBytes % swizzle == 0)
-      return swizzle;
-  return 0;
-}
 
 /// A wgmma plan for `dot` (sm_90a), or nothing when the dot does not fit one; it then stays on mma.sync.
 std::optional<WgmmaPlan> planWgmma(DotOp dot, unsigned numWarps) {
@@ -344,7 +367,9 @@ struct AccelerateDotPass : impl::BrickGPUAccelerateDotBase<AccelerateDotPass> {
       auto accelerated = DotOp::create(builder, loc, withEncoding(c, mma), aOperand, bOperand, accumulator,
                                        dot.getInputPrecision(), dot.getMaxNumImpreciseAcc());
       dot.replaceAllUsesWith(ConvertLayoutOp::create(builder, loc, c, accelerated.getResult()).getResult());
+      Value operands[] = {dot.getA(), dot.getB()};
       dot.erase();
+      eraseUnused(operands);
     }
     if (failed)
       signalPassFailure();

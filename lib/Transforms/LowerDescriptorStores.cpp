@@ -4,7 +4,8 @@
 // for the async proxy, and stored by one thread with TMA, which clips what lies outside the tensor. The block
 // passes through shared memory once: a layout conversion feeding the store (to the coalesced layout a masked
 // store would want) is skipped, and the registers it converted are written as they are. Where the layout allows,
-// a block of several TMA boxes goes through a buffer of one box, a box at a time.
+// a block of several TMA boxes goes through a buffer of one box, a box at a time. A store's read of the buffer
+// is waited for just before the buffer is written again, so that it overlaps the code after the store.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 namespace mlir::brick {
 #define GEN_PASS_DEF_BRICKGPULOWERDESCRIPTORSTORES
@@ -58,11 +61,22 @@ struct LowerDescriptorStoresPass : impl::BrickGPULowerDescriptorStoresBase<Lower
     bool byBox = boxInner < shape[1] && brickgpu::isThreadIndependentColumnWindow(type, boxInner);
     SmallVector<int64_t> bufferShape{shape[0], byBox ? boxInner : shape[1]};
     auto bufferType = brickgpu::MemDescType::get(context, bufferShape, type.getElementType(), layout);
+    // A TMA store's read of the buffer is waited for only before the buffer is written again (the next box, or
+    // the block of the loop's next iteration), so that it overlaps what follows: a persistent kernel's next
+    // tile. The buffer is made outside the loops around the store, which keeps its bytes to it through them,
+    // and the last wait follows the outermost loop (and goes before the program may end).
+    Operation *outermost = store;
+    for (Operation *parent = store->getParentOp(); parent && !isa<FunctionOpInterface>(parent);
+         parent = parent->getParentOp())
+      if (isa<LoopLikeOpInterface>(parent))
+        outermost = parent;
+    b.setInsertionPoint(outermost);
     Value buffer = brickgpu::LocalAllocOp::create(b, loc, bufferType, Value());
+    b.setInsertionPoint(store);
     for (int64_t column = 0; column < shape[1]; column += bufferShape[1]) {
-      // The buffer's bytes may have held something every thread must be done with; every thread's part of the
-      // block must be in shared memory, visible to the async proxy, before the one thread stores it.
-      brickgpu::BarrierOp::create(b, loc);
+      // The local_store's lowering puts a barrier before its writes (after this wait, thread 0's, that the
+      // buffer was read) and a fence for the async proxy and a barrier after them (before thread 0 stores).
+      brickgpu::AsyncTMAStoreWaitOp::create(b, loc);
       auto write = brickgpu::LocalStoreOp::create(b, loc, value, buffer);
       SmallVector<Value> indices(store.getIndices());
       if (byBox)
@@ -70,11 +84,11 @@ struct LowerDescriptorStoresPass : impl::BrickGPULowerDescriptorStoresBase<Lower
       if (column)
         indices[1] = arith::AddIOp::create(b, loc, indices[1],
                                            arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(column))));
-      brickgpu::FenceAsyncSharedOp::create(b, loc);
-      brickgpu::BarrierOp::create(b, loc);
       brickgpu::AsyncTMACopyLocalToGlobalOp::create(b, loc, desc.getMap(), indices, buffer);
-      brickgpu::BarrierOp::create(b, loc); // the store has read the buffer: its bytes may go
     }
+    b.setInsertionPointAfter(outermost);
+    brickgpu::AsyncTMAStoreWaitOp::create(b, loc);
+    brickgpu::BarrierOp::create(b, loc); // the buffer's bytes may go to other buffers
     store.erase();
     if (convert && convert->use_empty())
       convert.erase();

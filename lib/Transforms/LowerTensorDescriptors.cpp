@@ -67,8 +67,8 @@ std::pair<Value, Value> blockAddresses(OpBuilder &b, Location loc, MakeTensorDes
 }
 
 /// Whether TMA (on sm_90a) can take `load`: a 2-D block of 1- or 2-byte elements (what wgmma reads from shared
-/// memory) whose rows fill a swizzle span, read only as dot operands, or transposed (brick.trans) into dots that
-/// wgmma can take: it reads a transposed block in place.
+/// memory) whose rows fill a swizzle span, read only as dot operands, directly or transposed (brick.trans): wgmma
+/// reads a transposed block in place, and mma.sync through a transposed view of its buffer (ldmatrix).
 bool takenByTMA(DescriptorLoadOp load) {
   auto type = cast<RankedTensorType>(load.getType());
   unsigned bits = type.getElementTypeBitWidth();
@@ -80,18 +80,10 @@ bool takenByTMA(DescriptorLoadOp load) {
     auto dot = dyn_cast<DotOp>(use.getOwner());
     return dot && use.getOperandNumber() < 2;
   };
-  // A transposed block stays only where the dot can go on wgmma (M a multiple of a warpgroup's 64 rows, a 32-bit
-  // accumulator); for mma.sync it would come by a TMA copy waited for in place, slower than masked loads.
-  auto wgmmaOperand = [&](OpOperand &use) {
-    if (!dotOperand(use))
-      return false;
-    auto c = cast<RankedTensorType>(use.getOwner()->getResult(0).getType());
-    return c.getRank() == 2 && c.getDimSize(0) % 64 == 0 && c.getElementTypeBitWidth() == 32;
-  };
   return llvm::all_of(load->getUses(), [&](OpOperand &use) {
     if (auto trans = dyn_cast<TransOp>(use.getOwner()))
       return trans.getOrder() == ArrayRef<int32_t>{1, 0} && !trans->use_empty() &&
-             llvm::all_of(trans->getUses(), wgmmaOperand);
+             llvm::all_of(trans->getUses(), dotOperand);
     return dotOperand(use);
   });
 }

@@ -83,7 +83,8 @@ module attributes {brickgpu.num_warps = 8 : i32, brickgpu.producer_warps = 4 : i
 // -----
 
 // A TMA store: thread 0 stores each 128-byte swizzle span of the rows (32 rows of 256 bytes: two boxes, the second
-// 4096 bytes further into the buffer), commits the bulk group and waits until the buffer has been read.
+// 4096 bytes further into the buffer) and commits the bulk group; async_tma_store_wait has thread 0 wait until
+// the buffer has been read.
 #b = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
 module attributes {brickgpu.num_warps = 4 : i32} {
   // CHECK-LABEL: llvm.func @store
@@ -95,11 +96,16 @@ module attributes {brickgpu.num_warps = 4 : i32} {
   // CHECK: %[[OFF:.*]] = llvm.mlir.constant(4096 : i32)
   // CHECK: %[[SRC1:.*]] = llvm.add %[[SRC]], %[[OFF]]
   // CHECK: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group{{.*}} %arg0, %{{.*}}, %arg1, %[[SRC1]], %[[ISSUE]]
-  // CHECK: "@$0 cp.async.bulk.commit_group;\0A\09@$0 cp.async.bulk.wait_group.read 0;", "b" %[[ISSUE]]
+  // CHECK: "@$0 cp.async.bulk.commit_group;", "b" %[[ISSUE]]
+  // CHECK-NOT: wait_group
+  // CHECK: nvvm.read.ptx.sreg.tid.x
+  // CHECK: %[[WAITER:.*]] = llvm.icmp "eq"
+  // CHECK: "@$0 cp.async.bulk.wait_group.read 0;", "b" %[[WAITER]]
   func.func @store(%map: !brick.tensormap, %i: i32, %j: i32) {
     %buffer = brickgpu.local_alloc : () -> !brickgpu.memdesc<32x128xf16, #b>
     brickgpu.fence_async_shared
     brickgpu.async_tma_copy_local_to_global %map[%i, %j] %buffer : !brickgpu.memdesc<32x128xf16, #b>
+    brickgpu.async_tma_store_wait
     return
   }
 }

@@ -62,18 +62,18 @@ func.func @f32_operands(%p: !brick.ptr<f32>, %m: i32, %s: i64, %map: !brick.tens
 
 // -----
 
-// A block a dot reads transposed (x * W^T, W's [N, K] block) stays for TMA where wgmma can take the dot (M a
-// multiple of 64, a 32-bit accumulator): it reads the block in place. Transposed for anything else, or into a
-// dot of 32 rows (mma.sync), it goes through pointers.
+// A block a dot reads transposed (x * W^T, W's [N, K] block) stays for TMA: wgmma (M a multiple of 64) reads
+// the block in place, and mma.sync (a dot of 32 rows) through a transposed view of its buffer. Transposed for
+// anything else (here, returned), it goes through pointers.
 // CHECK-LABEL: func.func @transposed_operand
 // CHECK: %[[W:.*]] = brick.descriptor_load %{{.*}} -> tensor<64x32xf16>
 // CHECK: %[[WT:.*]] = brick.trans %[[W]] [1, 0]
 // CHECK: brick.dot %{{.*}}, %[[WT]]
 // CHECK: brick.load {{.*}} : tensor<64x32x!brick.ptr<f16>>
 // CHECK: brick.trans
-// CHECK: brick.load {{.*}} : tensor<64x32x!brick.ptr<f16>>
-// CHECK: brick.trans
-// CHECK: brick.dot
+// CHECK: %[[U:.*]] = brick.descriptor_load %{{.*}} -> tensor<64x32xf16>
+// CHECK: %[[UT:.*]] = brick.trans %[[U]] [1, 0]
+// CHECK: brick.dot %{{.*}}, %[[UT]]
 // CHECK-NOT: brick.descriptor_load
 func.func @transposed_operand(%p: !brick.ptr<f16>, %m: i32 {brick.divisibility = 16 : i32}, %s: i64,
                               %map: !brick.tensormap, %i: i32, %j: i32, %a: tensor<64x32xf16>, %acc: tensor<64x64xf32>,

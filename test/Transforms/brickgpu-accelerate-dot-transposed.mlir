@@ -1,6 +1,8 @@
-// On sm_90a a dot's operand that transposes a block (brick.trans) reads that block's buffer through a transposed
-// view (brickgpu.memdesc_trans) instead of transposing it in registers.
+// A dot's operand that transposes a block (brick.trans) reads that block's buffer through a transposed view
+// (brickgpu.memdesc_trans) instead of transposing it in registers: wgmma in place (sm_90a), mma.sync through a
+// local_load of the view (ldmatrix; without .trans for a [N, K] weight's block, contiguous along K).
 // RUN: brick-opt %s -brickgpu-accelerate-dot=wgmma=true | FileCheck %s
+// RUN: brick-opt %s -brickgpu-accelerate-dot=wgmma=false | FileCheck %s --check-prefix=SYNC
 
 // A transposed block (x * W^T, W a [N, K] weight, its block contiguous along K) is stored as it was loaded and
 // read through a transposed view: no transpose in registers. A descriptor's block keeps the layout TMA writes.
@@ -12,7 +14,18 @@
 // CHECK-DAG: #[[COLS64:.*]] = #brickgpu.nvmma_shared<{swizzle = 64, order = [0, 1]}>
 // CHECK-DAG: #[[ROWS128:.*]] = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
 // CHECK-DAG: #[[COLS128:.*]] = #brickgpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>
+// SYNC-DAG: #[[MROWS64:.*]] = #brickgpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>
+// SYNC-DAG: #[[MCOLS64:.*]] = #brickgpu.nvmma_shared<{swizzle = 64, order = [0, 1]}>
+// SYNC-DAG: #[[MROWS128:.*]] = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+// SYNC-DAG: #[[MCOLS128:.*]] = #brickgpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>
+// SYNC-DAG: #[[B:.*]] = #brickgpu.dot_op<{opIdx = 1, parent = #{{.*}}, kWidth = 2}>
 module attributes {brickgpu.num_warps = 4 : i32} {
+  // SYNC-LABEL: func.func @transposed_weights
+  // SYNC: %[[W:.*]] = brickgpu.local_alloc %arg1 : (tensor<128x32xbf16, #{{.*}}>) -> !brickgpu.memdesc<128x32xbf16, #[[MROWS64]]>
+  // SYNC: %[[WT:.*]] = brickgpu.memdesc_trans %[[W]] : !brickgpu.memdesc<128x32xbf16, #[[MROWS64]]> -> !brickgpu.memdesc<32x128xbf16, #[[MCOLS64]]>
+  // SYNC: %[[WR:.*]] = brickgpu.local_load %[[WT]] : !brickgpu.memdesc<32x128xbf16, #[[MCOLS64]]> -> tensor<32x128xbf16, #[[B]]>
+  // SYNC: brick.dot %{{.*}}, %[[WR]], %{{.*}}
+  // SYNC-NOT: brick.trans
   // CHECK-LABEL: func.func @transposed_weights
   // CHECK: %[[W:.*]] = brickgpu.local_alloc %arg1 : (tensor<128x32xbf16, #{{.*}}>) -> !brickgpu.memdesc<128x32xbf16, #[[ROWS64]]>
   // CHECK: %[[WT:.*]] = brickgpu.memdesc_trans %[[W]] : !brickgpu.memdesc<128x32xbf16, #[[ROWS64]]> -> !brickgpu.memdesc<32x128xbf16, #[[COLS64]]>
@@ -44,6 +57,12 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     %d = brick.dot %y, %y, %c : tensor<64x64xf16, #cols> * tensor<64x64xf16, #cols> -> tensor<64x64xf32, #acc>
     return %d : tensor<64x64xf32, #acc>
   }
+  // SYNC-LABEL: func.func @transposed_descriptor_block
+  // SYNC: %[[Y:.*]] = brick.descriptor_load
+  // SYNC: %[[W:.*]] = brickgpu.local_alloc %[[Y]] : (tensor<128x64xbf16, #{{.*}}>) -> !brickgpu.memdesc<128x64xbf16, #[[MROWS128]]>
+  // SYNC: %[[WT:.*]] = brickgpu.memdesc_trans %[[W]] : !brickgpu.memdesc<128x64xbf16, #[[MROWS128]]> -> !brickgpu.memdesc<64x128xbf16, #[[MCOLS128]]>
+  // SYNC: brickgpu.local_load %[[WT]] : !brickgpu.memdesc<64x128xbf16, #[[MCOLS128]]> -> tensor<64x128xbf16, #[[B]]>
+  // SYNC-NOT: brick.trans
   // CHECK-LABEL: func.func @transposed_descriptor_block
   // CHECK: %[[Y:.*]] = brick.descriptor_load
   // CHECK: %[[W:.*]] = brickgpu.local_alloc %[[Y]] : (tensor<128x64xbf16, #{{.*}}>) -> !brickgpu.memdesc<128x64xbf16, #[[ROWS128]]>

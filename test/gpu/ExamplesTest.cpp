@@ -188,6 +188,13 @@ TEST_P(Examples, MatmulDescriptors) {
     EXPECT_PASSES(examples::runMatmul<i8>(device(), {.m = 1000, .n = 1000, .k = 1000, .padding = 8, .targetCapability = target, .descriptors = true}));
     EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = 1000, .n = 1000, .k = 1000, .transposeB = true, .padding = 8,
                                                         .targetCapability = target, .descriptors = true}));
+    // Decode (16-row blocks on mma.sync) with B stored N x K: its blocks are copied ahead (TMA on sm_90a) and read
+    // through a transposed view of their buffer; ragged N and K.
+    for (int m : {1, 16})
+      EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = m, .n = 1000, .k = 704, .transposeB = true, .padding = 8,
+                                                         .targetCapability = target, .descriptors = true}));
+    EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = 7, .n = 4096, .k = 4096, .transposeB = true,
+                                                        .targetCapability = target, .descriptors = true}));
   }
 }
 

@@ -162,13 +162,15 @@ def BrickGPULowerDescriptorStores : Pass<"brickgpu-lower-descriptor-stores", "::
   let description = [{
     `brick.descriptor_store %d[%i, %j], %x` (kept by brick-lower-tensor-descriptors with `keep-for-tma`) becomes
 
-      barrier; local_store %x, %buffer; fence_async_shared; barrier
-      async_tma_copy_local_to_global %map[%i, %j] %buffer      (thread 0: issue, commit, wait until read)
-      barrier
+      async_tma_store_wait                                     (thread 0: the buffer's last store has read it)
+      local_store %x, %buffer                                  (its lowering: barrier; writes; fence; barrier)
+      async_tma_copy_local_to_global %map[%i, %j] %buffer      (thread 0: issue, commit)
 
-    with `%buffer` laid out as the tensor map reads it. A layout conversion feeding the store is looked through:
-    the local_store writes the block from the registers it was computed in (the accumulator's), so it passes
-    through shared memory once. TMA writes nothing outside the tensor.
+    with `%buffer` laid out as the tensor map reads it and made before the outermost loop around the store, after
+    which `async_tma_store_wait; barrier` follow: the store's read of the buffer overlaps what comes after it
+    (in a persistent kernel, the next tile's main loop) until the buffer is written again. A layout conversion
+    feeding the store is looked through: the local_store writes the block from the registers it was computed in
+    (the accumulator's), so it passes through shared memory once. TMA writes nothing outside the tensor.
 
     A block of several TMA boxes (rows wider than the swizzle span) whose layout holds each box in the same
     registers of every thread (wgmma's accumulator) goes through one box-sized buffer, box by box: the same

@@ -140,15 +140,25 @@ struct AsyncTMAStoreLowering : ConvertOpToLLVMPattern<brickgpu::AsyncTMACopyLoca
     Value source = sharedAddress(b, loc, adaptor.getSrc());
     Value issue = threadZero(b, loc, Value(), op);
     Value row = adaptor.getIndices()[0];
-    // One box per swizzle span of the rows, as the loads; then one bulk group, and the wait until it has read
-    // the buffer (the writes to global memory complete on their own).
+    // One box per swizzle span of the rows, as the loads; then one bulk group (async_tma_store_wait waits until
+    // it has read the buffer).
     forEachTmaBox(b, loc, op.getSrc().getType(), source, adaptor.getIndices()[1],
                   [&](Value boxSource, Value boxColumn) {
                     inlineAsm(b, loc, {}, {adaptor.getMap(), boxColumn, row, boxSource, issue},
                               "@$4 cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [$0, {$1, $2}], [$3];",
                               "l,r,r,r,b", /*sideEffects=*/true);
                   });
-    inlineAsm(b, loc, {}, {issue}, "@$0 cp.async.bulk.commit_group;\n\t@$0 cp.async.bulk.wait_group.read 0;", "b",
+    inlineAsm(b, loc, {}, {issue}, "@$0 cp.async.bulk.commit_group;", "b", /*sideEffects=*/true);
+    b.eraseOp(op);
+    return success();
+  }
+};
+
+struct AsyncTMAStoreWaitLowering : ConvertOpToLLVMPattern<brickgpu::AsyncTMAStoreWaitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(brickgpu::AsyncTMAStoreWaitOp op, OpAdaptor, ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    inlineAsm(b, loc, {}, {threadZero(b, loc, Value(), op)}, "@$0 cp.async.bulk.wait_group.read 0;", "b",
               /*sideEffects=*/true);
     b.eraseOp(op);
     return success();
@@ -167,7 +177,8 @@ struct FenceAsyncSharedLowering : ConvertOpToLLVMPattern<brickgpu::FenceAsyncSha
 
 void populateTMAPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &) {
   patterns.add<InitBarrierLowering, InvalidateBarrierLowering, BarrierExpectLowering, BarrierArriveLowering,
-               WaitBarrierLowering, AsyncTMACopyLowering, AsyncTMAStoreLowering, FenceAsyncSharedLowering>(converter);
+               WaitBarrierLowering, AsyncTMACopyLowering, AsyncTMAStoreLowering, AsyncTMAStoreWaitLowering,
+               FenceAsyncSharedLowering>(converter);
 }
 
 } // namespace mlir::brick::lowering
