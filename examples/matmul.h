@@ -119,7 +119,8 @@ struct MatmulConfig {
 /// (mma.sync; `capability` 80, or 0 for the interpreter): 128x128 tiles over 4 warps (a 64x64 accumulator per warp),
 /// K steps of 32 (64 for i8), 4 stages. With wgmma (sm_90a, `capability` 90), 16-bit inputs: 256x128 tiles over two
 /// warpgroups (each a 128x128 accumulator), K steps of 64, 4 stages (192 KB of shared memory). For a few rows
-/// (decode), 16 rows and 64 columns per program, so that many programs stream the weights, with long K steps.
+/// (decode), 16 rows and 64 columns per program, so that many programs stream the weights, with long K steps (512
+/// bytes over 3 stages on sm_90, 256 bytes over 4 elsewhere: 120 KB of shared memory would not fit an sm_86/89).
 inline MatmulConfig matmulConfig(int m, int n, int k, int elementBytes, unsigned capability = 0) {
   MatmulConfig config;
   if (elementBytes == 1)

@@ -41,8 +41,9 @@ module attributes {brickgpu.num_warps = 4 : i32} {
 // -----
 
 // Warp specialization: 8 consumer warps and 4 producer warps (384 threads). Warps 8 and up branch into the
-// producer code, give registers up and return; the producer's copies are issued by its first thread (256); the
-// consumers take registers, arrive once per warpgroup, and synchronize among themselves on named barrier 1.
+// producer code and give registers up, after which all but the first producer warp (8) return; the producer's
+// copies are issued by its first thread (256); the consumers take registers, arrive once per warpgroup, and
+// synchronize among themselves on named barrier 1.
 #b = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
 #s = #brickgpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 module attributes {brickgpu.num_warps = 8 : i32, brickgpu.producer_warps = 4 : i32} {
@@ -55,6 +56,12 @@ module attributes {brickgpu.num_warps = 8 : i32, brickgpu.producer_warps = 4 : i
   // CHECK: llvm.cond_br %[[PRODUCER]], ^[[P:.*]], ^[[C:.*]]
   // CHECK: ^[[P]]:
   // CHECK: "setmaxnreg.dec.sync.aligned.u32 40;"
+  // CHECK-NEXT: %[[EIGHT:.*]] = llvm.mlir.constant(8 : i32)
+  // CHECK-NEXT: %[[FIRSTWARP:.*]] = llvm.icmp "eq" %[[WARP]], %[[EIGHT]]
+  // CHECK-NEXT: llvm.cond_br %[[FIRSTWARP]], ^[[GO:.*]], ^[[LEAVE:.*]]
+  // CHECK-NEXT: ^[[LEAVE]]:
+  // CHECK-NEXT: llvm.return
+  // CHECK-NEXT: ^[[GO]]:
   // CHECK: %[[FIRST:.*]] = llvm.mlir.constant(256 : i32)
   // CHECK: llvm.icmp "eq" %{{.*}}, %[[FIRST]]
   // CHECK: cp.async.bulk.tensor.2d
