@@ -347,12 +347,36 @@ unsigned matmulTarget() {
   return sm && *sm ? unsigned(std::atoi(sm)) : 0;
 }
 
-/// The cold first launch of matmul for `target` (0: the GPU's own code).
+/// Five cold first launches of a kernel nothing has compiled (`launchFresh` makes a fresh kernel object and
+/// launches it, returning its last specialization's log), each with an empty disk cache: the median, the range and
+/// each trial, under `key`.
+template <typename LaunchFresh> void reportColdLaunches(const std::string &key, LaunchFresh launchFresh) {
+  std::string cache = std::getenv("BRICK_CACHE_DIR");
+  std::vector<std::pair<double, std::string>> colds;
+  for (int trial = 0; trial < 5; ++trial) {
+    std::filesystem::remove_all(cache);
+    auto start = std::chrono::steady_clock::now();
+    std::string log = launchFresh();
+    check(device->driver().check(device->driver().cuCtxSynchronize(), "synchronizing"));
+    colds.emplace_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(), log);
+  }
+  std::sort(colds.begin(), colds.end());
+  const char *k = key.c_str();
+  std::printf(",\n  \"%s_cold_first_launch_ms\": %.1f,\n  \"%s_cold_first_launch_min_ms\": %.1f,\n"
+              "  \"%s_cold_first_launch_max_ms\": %.1f",
+              k, colds[2].first, k, colds.front().first, k, colds.back().first);
+  std::printf(",\n  \"%s_cold_first_launch_log\": \"%s\"", k, jsonEscaped(colds[2].second).c_str());
+  for (size_t trial = 0; trial < colds.size(); ++trial) // fastest first: where the spread comes from
+    std::printf(",\n  \"%s_cold_launch_%zu\": \"%.1f ms: %s\"", k, trial, colds[trial].first,
+                jsonEscaped(colds[trial].second).c_str());
+}
+
+/// The cold first launch of matmul for `target` (0: the GPU's own code); on an H100 (sm_90a) also that of the
+/// persistent warp-specialized kernel the table's persistent_ws rows run.
 void benchColdLaunch(unsigned target) {
   // Cold first launch: compile (MLIR, LLVM, ptxas) and load a matmul specialization nothing has compiled: five
   // times (a fresh kernel and an empty disk cache each), the median reported with the JIT's log of that one (its
   // steps' times), since the host's speed varies from run to run.
-  std::string cache = std::getenv("BRICK_CACHE_DIR");
   MatmulShape<brick::f16> problem(512, 512, 512, Precision::TF32, target);
   const char *forced = std::getenv("BRICK_BENCH_MATMUL_CONFIG");
   unsigned capability = target ? target : unsigned(device->computeCapability());
@@ -360,25 +384,29 @@ void benchColdLaunch(unsigned target) {
       forced && *forced ? parseMatmulConfig(forced) : examples::matmulConfig(512, 512, 512, 2, capability);
   LaunchOptions options{.numWarps = config.warps, .numStages = config.stages};
   options.targetCapability = target;
-  std::vector<std::pair<double, std::string>> colds;
-  for (int trial = 0; trial < 5; ++trial) {
-    std::filesystem::remove_all(cache);
+  reportColdLaunches("matmul", [&] {
     auto kernel = examples::matmul<brick::f16>();
-    auto start = std::chrono::steady_clock::now();
     check(kernel.launch(Grid{config.programs(512, 512)}, options, problem.da, problem.db, problem.dc, 512, 512, 512,
                         512, 1, 512, 1, 512, 1, config.blockM, config.blockN, config.blockK, config.groupM));
-    check(device->driver().check(device->driver().cuCtxSynchronize(), "synchronizing"));
-    colds.emplace_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
-                       kernel.specializations().back());
-  }
-  std::sort(colds.begin(), colds.end());
-  std::printf(",\n  \"matmul_cold_first_launch_ms\": %.1f,\n  \"matmul_cold_first_launch_min_ms\": %.1f,\n"
-              "  \"matmul_cold_first_launch_max_ms\": %.1f",
-              colds[2].first, colds.front().first, colds.back().first);
-  std::printf(",\n  \"matmul_cold_first_launch_log\": \"%s\"", jsonEscaped(colds[2].second).c_str());
-  for (size_t trial = 0; trial < colds.size(); ++trial) // fastest first: where the spread comes from
-    std::printf(",\n  \"matmul_cold_launch_%zu\": \"%.1f ms: %s\"", trial, colds[trial].first,
-                jsonEscaped(colds[trial].second).c_str());
+    return kernel.specializations().back();
+  });
+  if (target != 0 || device->computeCapability() != 90)
+    return;
+  examples::MatmulConfig persistent = examples::matmulConfig(4096, 4096, 4096, 2, 90);
+  persistent.warpSpecialize = true;
+  LaunchOptions persistentOptions{.numWarps = persistent.warps, .numStages = persistent.stages};
+  persistentOptions.warpSpecialize = true;
+  auto block = [](int rows, int columns) { return std::vector<int64_t>{rows, columns}; };
+  reportColdLaunches("matmul_persistent_ws", [&] {
+    auto kernel = examples::matmulPersistent<brick::f16>();
+    check(kernel.launch(
+        Grid{std::min(persistent.programs(512, 512), unsigned(device->multiprocessors()))}, persistentOptions,
+        TensorDescriptorArg::of(problem.da, {512, 512}, {512, 1}, block(persistent.blockM, persistent.blockK)),
+        TensorDescriptorArg::of(problem.db, {512, 512}, {512, 1}, block(persistent.blockK, persistent.blockN)),
+        TensorDescriptorArg::of(problem.dc, {512, 512}, {512, 1}, block(persistent.blockM, persistent.blockN)), 512,
+        512, 512, persistent.blockM, persistent.blockN, persistent.blockK, persistent.groupM));
+    return kernel.specializations().back();
+  });
 }
 
 /// Matmul at the issues' shapes, or every config of `sweep` at 4096^3 and 16x8192x8192, f16 and bf16.
