@@ -351,14 +351,15 @@ unsigned matmulTarget() {
 /// launches it, returning its last specialization's log), each with an empty disk cache: the median, the range and
 /// each trial, under `key`.
 template <typename LaunchFresh> void reportColdLaunches(const std::string &key, LaunchFresh launchFresh) {
-  std::string cache = std::getenv("BRICK_CACHE_DIR");
+  std::string cache = std::getenv("BRICK_CACHE_DIR"); // main() sets it
   std::vector<std::pair<double, std::string>> colds;
   for (int trial = 0; trial < 5; ++trial) {
     std::filesystem::remove_all(cache);
     auto start = std::chrono::steady_clock::now();
     std::string log = launchFresh();
     check(device->driver().check(device->driver().cuCtxSynchronize(), "synchronizing"));
-    colds.emplace_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(), log);
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    colds.emplace_back(ms, log);
   }
   std::sort(colds.begin(), colds.end());
   const char *k = key.c_str();
@@ -393,7 +394,6 @@ void benchColdLaunch(unsigned target) {
   if (target != 0 || device->computeCapability() != 90)
     return;
   examples::MatmulConfig persistent = examples::matmulConfig(4096, 4096, 4096, 2, 90);
-  persistent.warpSpecialize = true;
   LaunchOptions persistentOptions{.numWarps = persistent.warps, .numStages = persistent.stages};
   persistentOptions.warpSpecialize = true;
   auto block = [](int rows, int columns) { return std::vector<int64_t>{rows, columns}; };

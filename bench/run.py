@@ -248,13 +248,18 @@ def matmul_sweep(binary, configs):
     results = json.loads(subprocess.run([binary, "--matmul-sweep", *configs], check=True, capture_output=True,
                                         text=True).stdout)
     anchors = matmul_anchors()
+    # Keys: matmul_<type>_<M>x<N>x<K>[_bT|_split|_persistent]_cfg<config>[_read_flush]_TFLOPs (or _refused).
+    pattern = r"(matmul_\w+?_\d+x\d+x\d+)((?:_bT|_split|_persistent)?)_cfg([\d,]+(?:,ws)?)((?:_read_flush)?)"
     for key, tflops in sorted(results.items()):
-        refused = re.fullmatch(r"(matmul_\w+?_\d+x\d+x\d+)_cfg([\d,]+(?:,ws)?)_refused", key)
+        refused = re.fullmatch(pattern + "_refused", key)
         if refused:
-            print(f"{refused[1]:30s} cfg {refused[2]:22s} refused: {tflops}")
-        m = re.fullmatch(r"(matmul_\w+?_\d+x\d+x\d+)_cfg([\d,]+(?:,ws)?)_TFLOPs", key)
+            print(f"{refused[1] + refused[2]:30s} cfg {refused[3]:22s} refused: {tflops}")
+        m = re.fullmatch(pattern + "_TFLOPs", key)
         if m:
-            print(f"{m[1]:30s} cfg {m[2]:22s} {tflops:7.1f} TFLOP/s  {tflops / anchors[m[1] + '_cublas']:5.2f} of cuBLAS"
+            # cuBLAS where the table measured this shape (and flush); B stored N x K is compared with its K x N
+            anchor = anchors.get(m[1] + m[4] + "_cublas")
+            versus = f"{tflops / anchor:5.2f} of cuBLAS" if anchor else "    - (no cuBLAS)"
+            print(f"{m[1] + m[2] + m[4]:30s} cfg {m[3]:22s} {tflops:7.1f} TFLOP/s  {versus}"
                   f"  rel.err {results[key[:-7] + '_relerr']:.1e}")
 
 

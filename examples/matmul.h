@@ -158,7 +158,7 @@ inline std::vector<MatmulConfig> matmulCandidates(int elementBytes, unsigned cap
   };
   int k = tiles.blockK;
   std::vector<MatmulConfig> configs = {decode, tiles};
-  int decodeK = 256 / elementBytes; // the alternatives' K steps (K steps of 512 bytes and 4 stages would not fit)
+  int decodeK = 256 / elementBytes; // the alternatives keep K steps of 256 bytes over 4 stages
   if (decode.blockK != decodeK)
     configs.push_back(with(decode, 16, 64, decodeK, 4, 4));
   configs.push_back(with(decode, 16, 128, decodeK, 4, 4));

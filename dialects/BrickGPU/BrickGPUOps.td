@@ -264,8 +264,9 @@ def BrickGPU_AsyncTMAStoreWaitOp : BrickGPU_Op<"async_tma_store_wait",
   let summary = "Wait until the TMA stores issued so far have read their shared buffers";
   let description = [{
     Thread 0 (which issued them) waits for its committed TMA store groups to have read shared memory
-    (`cp.async.bulk.wait_group.read 0`; their writes to global memory complete on their own). A
-    `brickgpu.barrier` after it tells the other threads that the buffers may be written again.
+    (`cp.async.bulk.wait_group.read 0`; their writes to global memory complete on their own). A barrier after
+    it (a `brickgpu.barrier`, or the one a `local_store` begins with) tells the other threads that the buffers
+    may be written again.
   }];
   let assemblyFormat = "attr-dict";
 }

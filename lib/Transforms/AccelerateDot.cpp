@@ -141,7 +141,7 @@ brickgpu::NVMMASharedEncodingAttr transposedBlockLayout(MLIRContext *context, Va
     if (auto tma = brickgpu::getTMALayout(context, type.getShape(), type.getElementType()))
       return tma.getOrder() == ArrayRef<unsigned>(order) ? tma : brickgpu::NVMMASharedEncodingAttr();
   int64_t rowBytes = type.getDimSize(order[0]) * getSharedElementBytes(type.getElementType());
-  unsigned swizzle = widestSwizzle(rowBytes, rowBytes);
+  unsigned swizzle = widestSwizzle(rowBytes, rowBytes); // read along its rows: whole swizzle rows suffice
   if (!swizzle || type.getDimSize(order[1]) % 8 != 0)
     return {};
   return brickgpu::NVMMASharedEncodingAttr::get(context, swizzle, order);
@@ -156,7 +156,8 @@ Value toDotOperand(OpBuilder &builder, Location loc, Value operand, unsigned opI
     if (brickgpu::NVMMASharedEncodingAttr layout = transposedBlockLayout(context, block)) {
       Value buffer = toSharedBuffer(builder, loc, block, layout);
       auto bufferType = cast<brickgpu::MemDescType>(buffer.getType());
-      Value view = brickgpu::MemDescTransOp::create(builder, loc, brickgpu::MemDescTransOp::transposed(bufferType), buffer);
+      auto viewType = brickgpu::MemDescTransOp::transposed(bufferType);
+      Value view = brickgpu::MemDescTransOp::create(builder, loc, viewType, buffer);
       return brickgpu::LocalLoadOp::create(builder, loc, withEncoding(operand.getType(), encoding), view);
     }
   auto [source, order] = storageSource(operand);

@@ -17,6 +17,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir::brick {
 #define GEN_PASS_DEF_BRICKGPULOWERDESCRIPTORSTORES
@@ -25,6 +26,8 @@ namespace mlir::brick {
 namespace {
 struct LowerDescriptorStoresPass : impl::BrickGPULowerDescriptorStoresBase<LowerDescriptorStoresPass> {
   void runOnOperation() override {
+    loopBuffers.clear();
+    waitedAfter.clear();
     SmallVector<DescriptorStoreOp> stores;
     getOperation().walk([&](DescriptorStoreOp store) { stores.push_back(store); });
     bool failed = false;
@@ -37,6 +40,11 @@ struct LowerDescriptorStoresPass : impl::BrickGPULowerDescriptorStoresBase<Lower
         desc.erase();
     });
   }
+
+  // The stores of one loop nest share a buffer per buffer type (a wait covers every store thread 0 has issued,
+  // so a second buffer would overlap nothing more) and one final wait after the nest.
+  llvm::DenseMap<std::pair<Operation *, Type>, Value> loopBuffers;
+  llvm::DenseSet<Operation *> waitedAfter;
 
   LogicalResult lower(DescriptorStoreOp store) {
     MLIRContext *context = store.getContext();
@@ -70,8 +78,14 @@ struct LowerDescriptorStoresPass : impl::BrickGPULowerDescriptorStoresBase<Lower
          parent = parent->getParentOp())
       if (isa<LoopLikeOpInterface>(parent))
         outermost = parent;
-    b.setInsertionPoint(outermost);
-    Value buffer = brickgpu::LocalAllocOp::create(b, loc, bufferType, Value());
+    bool inLoop = outermost != store.getOperation();
+    Value buffer = inLoop ? loopBuffers.lookup({outermost, bufferType}) : Value();
+    if (!buffer) {
+      b.setInsertionPoint(outermost);
+      buffer = brickgpu::LocalAllocOp::create(b, loc, bufferType, Value());
+      if (inLoop)
+        loopBuffers[{outermost, bufferType}] = buffer;
+    }
     b.setInsertionPoint(store);
     for (int64_t column = 0; column < shape[1]; column += bufferShape[1]) {
       // The local_store's lowering puts a barrier before its writes (after this wait, thread 0's, that the
@@ -86,9 +100,11 @@ struct LowerDescriptorStoresPass : impl::BrickGPULowerDescriptorStoresBase<Lower
                                            arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(column))));
       brickgpu::AsyncTMACopyLocalToGlobalOp::create(b, loc, desc.getMap(), indices, buffer);
     }
-    b.setInsertionPointAfter(outermost);
-    brickgpu::AsyncTMAStoreWaitOp::create(b, loc);
-    brickgpu::BarrierOp::create(b, loc); // the buffer's bytes may go to other buffers
+    if (!inLoop || waitedAfter.insert(outermost).second) {
+      b.setInsertionPointAfter(outermost);
+      brickgpu::AsyncTMAStoreWaitOp::create(b, loc);
+      brickgpu::BarrierOp::create(b, loc); // the buffer's bytes may go to other buffers
+    }
     store.erase();
     if (convert && convert->use_empty())
       convert.erase();

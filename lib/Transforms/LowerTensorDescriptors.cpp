@@ -67,8 +67,9 @@ std::pair<Value, Value> blockAddresses(OpBuilder &b, Location loc, MakeTensorDes
 }
 
 /// Whether TMA (on sm_90a) can take `load`: a 2-D block of 1- or 2-byte elements (what wgmma reads from shared
-/// memory) whose rows fill a swizzle span, read only as dot operands, directly or transposed (brick.trans): wgmma
-/// reads a transposed block in place, and mma.sync through a transposed view of its buffer (ldmatrix).
+/// memory) whose rows fill a swizzle span, read only as dot operands, directly or transposed (brick.trans) into
+/// dots the tensor cores take: wgmma reads a transposed block in place, mma.sync through a transposed view of its
+/// buffer. (A dot too small for them transposes in registers, where masked loads serve it better.)
 bool takenByTMA(DescriptorLoadOp load) {
   auto type = cast<RankedTensorType>(load.getType());
   unsigned bits = type.getElementTypeBitWidth();
@@ -80,10 +81,19 @@ bool takenByTMA(DescriptorLoadOp load) {
     auto dot = dyn_cast<DotOp>(use.getOwner());
     return dot && use.getOperandNumber() < 2;
   };
+  // At least one mma.sync instruction: 16 rows, 8 columns, 32 bytes along K.
+  auto tensorCoreOperand = [&](OpOperand &use) {
+    if (!dotOperand(use))
+      return false;
+    auto dot = cast<DotOp>(use.getOwner());
+    auto c = cast<RankedTensorType>(dot.getType());
+    int64_t k = cast<RankedTensorType>(dot.getA().getType()).getShape().back();
+    return c.getRank() == 2 && c.getDimSize(0) >= 16 && c.getDimSize(1) >= 8 && k * bits >= 256;
+  };
   return llvm::all_of(load->getUses(), [&](OpOperand &use) {
     if (auto trans = dyn_cast<TransOp>(use.getOwner()))
       return trans.getOrder() == ArrayRef<int32_t>{1, 0} && !trans->use_empty() &&
-             llvm::all_of(trans->getUses(), dotOperand);
+             llvm::all_of(trans->getUses(), tensorCoreOperand);
     return dotOperand(use);
   });
 }

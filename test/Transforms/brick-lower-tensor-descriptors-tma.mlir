@@ -64,7 +64,7 @@ func.func @f32_operands(%p: !brick.ptr<f32>, %m: i32, %s: i64, %map: !brick.tens
 
 // A block a dot reads transposed (x * W^T, W's [N, K] block) stays for TMA: wgmma (M a multiple of 64) reads
 // the block in place, and mma.sync (a dot of 32 rows) through a transposed view of its buffer. Transposed for
-// anything else (here, returned), it goes through pointers.
+// anything else (here, returned), or into a dot too small for mma.sync (8 rows), it goes through pointers.
 // CHECK-LABEL: func.func @transposed_operand
 // CHECK: %[[W:.*]] = brick.descriptor_load %{{.*}} -> tensor<64x32xf16>
 // CHECK: %[[WT:.*]] = brick.trans %[[W]] [1, 0]
@@ -74,11 +74,15 @@ func.func @f32_operands(%p: !brick.ptr<f32>, %m: i32, %s: i64, %map: !brick.tens
 // CHECK: %[[U:.*]] = brick.descriptor_load %{{.*}} -> tensor<64x32xf16>
 // CHECK: %[[UT:.*]] = brick.trans %[[U]] [1, 0]
 // CHECK: brick.dot %{{.*}}, %[[UT]]
+// CHECK: brick.load {{.*}} : tensor<64x32x!brick.ptr<f16>>
+// CHECK: brick.trans
+// CHECK: brick.dot
 // CHECK-NOT: brick.descriptor_load
 func.func @transposed_operand(%p: !brick.ptr<f16>, %m: i32 {brick.divisibility = 16 : i32}, %s: i64,
                               %map: !brick.tensormap, %i: i32, %j: i32, %a: tensor<64x32xf16>, %acc: tensor<64x64xf32>,
-                              %a32: tensor<32x32xf16>, %acc32: tensor<32x64xf32>)
-    -> (tensor<64x64xf32>, tensor<32x64xf16>, tensor<32x64xf32>) {
+                              %a32: tensor<32x32xf16>, %acc32: tensor<32x64xf32>, %a8: tensor<8x32xf16>,
+                              %acc8: tensor<8x64xf32>)
+    -> (tensor<64x64xf32>, tensor<32x64xf16>, tensor<32x64xf32>, tensor<8x64xf32>) {
   %c1 = arith.constant 1 : i64
   %dw = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1], %map : !brick.ptr<f16> -> !brick.tensordesc<64x32xf16>
   %w = brick.descriptor_load %dw[%i, %j] : !brick.tensordesc<64x32xf16> -> tensor<64x32xf16>
@@ -89,5 +93,8 @@ func.func @transposed_operand(%p: !brick.ptr<f16>, %m: i32 {brick.divisibility =
   %u = brick.descriptor_load %dw[%i, %i] : !brick.tensordesc<64x32xf16> -> tensor<64x32xf16>
   %ut = brick.trans %u [1, 0] : tensor<64x32xf16> -> tensor<32x64xf16>
   %small = brick.dot %a32, %ut, %acc32 : tensor<32x32xf16> * tensor<32x64xf16> -> tensor<32x64xf32>
-  return %d, %vt, %small : tensor<64x64xf32>, tensor<32x64xf16>, tensor<32x64xf32>
+  %x = brick.descriptor_load %dw[%j, %j] : !brick.tensordesc<64x32xf16> -> tensor<64x32xf16>
+  %xt = brick.trans %x [1, 0] : tensor<64x32xf16> -> tensor<32x64xf16>
+  %tiny = brick.dot %a8, %xt, %acc8 : tensor<8x32xf16> * tensor<32x64xf16> -> tensor<8x64xf32>
+  return %d, %vt, %small, %tiny : tensor<64x64xf32>, tensor<32x64xf16>, tensor<32x64xf32>, tensor<8x64xf32>
 }

@@ -21,16 +21,16 @@
 // SYNC-DAG: #[[B:.*]] = #brickgpu.dot_op<{opIdx = 1, parent = #{{.*}}, kWidth = 2}>
 module attributes {brickgpu.num_warps = 4 : i32} {
   // SYNC-LABEL: func.func @transposed_weights
+  // SYNC-NOT: brick.trans
   // SYNC: %[[W:.*]] = brickgpu.local_alloc %arg1 : (tensor<128x32xbf16, #{{.*}}>) -> !brickgpu.memdesc<128x32xbf16, #[[MROWS64]]>
   // SYNC: %[[WT:.*]] = brickgpu.memdesc_trans %[[W]] : !brickgpu.memdesc<128x32xbf16, #[[MROWS64]]> -> !brickgpu.memdesc<32x128xbf16, #[[MCOLS64]]>
   // SYNC: %[[WR:.*]] = brickgpu.local_load %[[WT]] : !brickgpu.memdesc<32x128xbf16, #[[MCOLS64]]> -> tensor<32x128xbf16, #[[B]]>
   // SYNC: brick.dot %{{.*}}, %[[WR]], %{{.*}}
-  // SYNC-NOT: brick.trans
   // CHECK-LABEL: func.func @transposed_weights
+  // CHECK-NOT: brick.trans
   // CHECK: %[[W:.*]] = brickgpu.local_alloc %arg1 : (tensor<128x32xbf16, #{{.*}}>) -> !brickgpu.memdesc<128x32xbf16, #[[ROWS64]]>
   // CHECK: %[[WT:.*]] = brickgpu.memdesc_trans %[[W]] : !brickgpu.memdesc<128x32xbf16, #[[ROWS64]]> -> !brickgpu.memdesc<32x128xbf16, #[[COLS64]]>
   // CHECK: brickgpu.warpgroup_dot %{{.*}}, %[[WT]], %{{.*}} : !brickgpu.memdesc<128x32xbf16, #[[ROWS64]]>, !brickgpu.memdesc<32x128xbf16, #[[COLS64]]> -> tensor<128x128xf32, #[[MMA]]>
-  // CHECK-NOT: brick.trans
   func.func @transposed_weights(%a: tensor<128x32xbf16, #rows>, %w: tensor<128x32xbf16, #rows>, %c: tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc> {
     %wt = brick.trans %w [1, 0] : tensor<128x32xbf16, #rows> -> tensor<32x128xbf16, #cols>
     %d = brick.dot %a, %wt, %c : tensor<128x32xbf16, #rows> * tensor<32x128xbf16, #cols> -> tensor<128x128xf32, #acc>
@@ -47,28 +47,36 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     return %d : tensor<64x64xf32, #acc>
   }
   // ... and transposed as both (CSE leaves one brick.trans): one buffer, two views.
+  // SYNC-LABEL: func.func @same_transposed_operand
+  // SYNC-NOT: brick.trans
+  // SYNC: %[[X:.*]] = brickgpu.local_alloc %arg0 : (tensor<64x64xf16, #{{.*}}>) -> !brickgpu.memdesc<64x64xf16, #[[MROWS128]]>
+  // SYNC: %[[TA:.*]] = brickgpu.memdesc_trans %[[X]]
+  // SYNC: brickgpu.local_load %[[TA]] : !brickgpu.memdesc<64x64xf16, #[[MCOLS128]]> -> tensor<64x64xf16, #[[A:.*]]>
+  // SYNC: %[[TB:.*]] = brickgpu.memdesc_trans %[[X]]
+  // SYNC: brickgpu.local_load %[[TB]] : !brickgpu.memdesc<64x64xf16, #[[MCOLS128]]> -> tensor<64x64xf16, #[[B]]>
+  // SYNC-NOT: brickgpu.local_alloc
   // CHECK-LABEL: func.func @same_transposed_operand
+  // CHECK-NOT: brick.trans
   // CHECK: %[[X:.*]] = brickgpu.local_alloc %arg0
   // CHECK: %[[T:.*]] = brickgpu.memdesc_trans %[[X]]
   // CHECK: brickgpu.warpgroup_dot %[[T]], %{{.*}}
-  // CHECK-NOT: brick.trans
   func.func @same_transposed_operand(%x: tensor<64x64xf16, #rows>, %c: tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc> {
     %y = brick.trans %x [1, 0] : tensor<64x64xf16, #rows> -> tensor<64x64xf16, #cols>
     %d = brick.dot %y, %y, %c : tensor<64x64xf16, #cols> * tensor<64x64xf16, #cols> -> tensor<64x64xf32, #acc>
     return %d : tensor<64x64xf32, #acc>
   }
   // SYNC-LABEL: func.func @transposed_descriptor_block
+  // SYNC-NOT: brick.trans
   // SYNC: %[[Y:.*]] = brick.descriptor_load
   // SYNC: %[[W:.*]] = brickgpu.local_alloc %[[Y]] : (tensor<128x64xbf16, #{{.*}}>) -> !brickgpu.memdesc<128x64xbf16, #[[MROWS128]]>
   // SYNC: %[[WT:.*]] = brickgpu.memdesc_trans %[[W]] : !brickgpu.memdesc<128x64xbf16, #[[MROWS128]]> -> !brickgpu.memdesc<64x128xbf16, #[[MCOLS128]]>
   // SYNC: brickgpu.local_load %[[WT]] : !brickgpu.memdesc<64x128xbf16, #[[MCOLS128]]> -> tensor<64x128xbf16, #[[B]]>
-  // SYNC-NOT: brick.trans
   // CHECK-LABEL: func.func @transposed_descriptor_block
+  // CHECK-NOT: brick.trans
   // CHECK: %[[Y:.*]] = brick.descriptor_load
   // CHECK: %[[W:.*]] = brickgpu.local_alloc %[[Y]] : (tensor<128x64xbf16, #{{.*}}>) -> !brickgpu.memdesc<128x64xbf16, #[[ROWS128]]>
   // CHECK: %[[WT:.*]] = brickgpu.memdesc_trans %[[W]] : !brickgpu.memdesc<128x64xbf16, #[[ROWS128]]> -> !brickgpu.memdesc<64x128xbf16, #[[COLS128]]>
   // CHECK: brickgpu.warpgroup_dot %{{.*}}, %[[WT]], %{{.*}}
-  // CHECK-NOT: brick.trans
   func.func @transposed_descriptor_block(%a: tensor<128x64xbf16, #rows>, %d: !brick.tensordesc<128x64xbf16>, %n: i32, %k: i32, %c: tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc> {
     %y = brick.descriptor_load %d[%n, %k] : !brick.tensordesc<128x64xbf16> -> tensor<128x64xbf16, #rows>
     %yt = brick.trans %y [1, 0] : tensor<128x64xbf16, #rows> -> tensor<64x128xbf16, #cols>

@@ -64,6 +64,39 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     return
   }
 
+  // Two stores under an scf.if in an inner loop: one buffer for the loop nest, made before the outer loop, and one
+  // final wait after it.
+  // CHECK-LABEL: func.func @nested
+  // CHECK: %[[BUF:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<64x64xf16, #nvmma_shared>
+  // CHECK-NOT: brickgpu.local_alloc
+  // CHECK-NEXT: scf.for
+  // CHECK-NEXT: scf.for
+  // CHECK-NEXT: scf.if
+  // CHECK-COUNT-2: brickgpu.local_store %arg5, %[[BUF]] {column_offset = {{.*}}}
+  // CHECK-COUNT-2: brickgpu.local_store %arg6, %[[BUF]] {column_offset = {{.*}}}
+  // CHECK-NOT: brickgpu.local_alloc
+  // CHECK-NOT: brickgpu.async_tma_store_wait
+  // CHECK: } {outer}
+  // CHECK-NEXT: brickgpu.async_tma_store_wait
+  // CHECK-NEXT: brickgpu.barrier
+  // CHECK-NEXT: return
+  func.func @nested(%p: !brick.ptr<f16>, %map: !brick.tensormap, %m: i32, %i: i32, %j: i32,
+                    %acc: tensor<64x128xf16, #mma>, %acc2: tensor<64x128xf16, #mma>, %s: i64, %n: i32, %c: i1) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %d = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<64x128xf16>
+    scf.for %t = %c0 to %n step %c1 : i32 {
+      scf.for %u = %c0 to %n step %c1 : i32 {
+        scf.if %c {
+          brick.descriptor_store %d[%t, %u], %acc : !brick.tensordesc<64x128xf16>, tensor<64x128xf16, #mma>
+          brick.descriptor_store %d[%u, %t], %acc2 : !brick.tensordesc<64x128xf16>, tensor<64x128xf16, #mma>
+        }
+      }
+    } {outer}
+    return
+  }
+
   // A layout whose lanes spread over both boxes (16 lanes x 8 columns) stores the whole block from one buffer.
   // CHECK-LABEL: func.func @lanes_across_boxes
   // CHECK: %[[BUF:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<64x128xf16, #nvmma_shared>

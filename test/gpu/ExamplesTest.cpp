@@ -195,6 +195,17 @@ TEST_P(Examples, MatmulDescriptors) {
                                                          .targetCapability = target, .descriptors = true}));
     EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = 7, .n = 4096, .k = 4096, .transposeB = true,
                                                         .targetCapability = target, .descriptors = true}));
+    // The other input types through the view (tf32: ldmatrix of 32-bit words; i8), at 16 rows and at 1000 (tf32
+    // stays on mma.sync); and a view nothing prefetches (1 stage: the buffer written from registers).
+    for (int m : {16, 1000}) {
+      EXPECT_PASSES(examples::runMatmul<f32>(device(), {.m = m, .n = 300, .k = 200, .transposeB = true,
+                                                         .targetCapability = target, .descriptors = true}));
+      EXPECT_PASSES(examples::runMatmul<i8>(device(), {.m = m, .n = 320, .k = 256, .transposeB = true,
+                                                        .targetCapability = target, .descriptors = true}));
+    }
+    EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = 16, .n = 1000, .k = 704, .transposeB = true, .padding = 8,
+                                                       .config = examples::MatmulConfig{16, 64, 128, 1, 4, 1},
+                                                       .targetCapability = target, .descriptors = true}));
   }
 }
 

@@ -36,7 +36,10 @@ struct ConvertBrickGPUToLLVMPass : impl::ConvertBrickGPUToLLVMBase<ConvertBrickG
     MLIRContext *context = &getContext();
     ModuleAxisInfo axisInfo(module);
     lowering::LoweringContext loweringContext{&axisInfo, computeCapability, fastMath};
-    module.walk([&](brickgpu::WarpGroupDotOp) { loweringContext.asyncProxyReads = true; });
+    module.walk([&](Operation *op) {
+      if (isa<brickgpu::WarpGroupDotOp, brickgpu::AsyncTMACopyLocalToGlobalOp>(op))
+        loweringContext.asyncProxyReads = true;
+    });
 
     LowerToLLVMOptions options(context);
     LLVMTypeConverter converter(context, options);

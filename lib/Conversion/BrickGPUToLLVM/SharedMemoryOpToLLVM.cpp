@@ -23,7 +23,8 @@ Type storedType(OpBuilder &b, Type element) { return element.isInteger(1) ? b.ge
 /// Registers that run along a row and stay together under the buffer's swizzle go as one store of up to 16 bytes
 /// (wgmma's accumulator pairs: half the stores of an epilogue).
 void storeBlock(ConversionPatternRewriter &b, Location loc, Value base, RankedTensorType tensorType, Value values,
-                MemDescType memory, const LLVMTypeConverter &converter, std::optional<int64_t> columnOffset = {}) {
+                MemDescType memory, const LLVMTypeConverter &converter, const LoweringContext &context,
+                std::optional<int64_t> columnOffset = {}) {
   Type element = converter.convertType(tensorType.getElementType());
   Type stored = storedType(b, element);
   auto sharedPointer = LLVM::LLVMPointerType::get(b.getContext(), 3);
@@ -61,28 +62,34 @@ void storeBlock(ConversionPatternRewriter &b, Location loc, Value base, RankedTe
       vector = LLVM::InsertElementOp::create(b, loc, vector, registers[first + i], i32Constant(b, loc, i));
     LLVM::StoreOp::create(b, loc, vector, address, width * bytes);
   }
-  if (isa<brickgpu::NVMMASharedEncodingAttr>(memory.getEncoding()))
-    emitAsyncProxyFence(b, loc); // ... and to wgmma, which reads through the async proxy
+  // ... and to the async proxy (wgmma, TMA stores) where it reads an #nvmma_shared buffer: brickgpu-lower-
+  // descriptor-stores relies on this barrier, fence, barrier around a TMA store's writes.
+  if (context.asyncProxyReads && isa<brickgpu::NVMMASharedEncodingAttr>(memory.getEncoding()))
+    emitAsyncProxyFence(b, loc);
   emitBarrier(b, loc); // the new contents are visible to every thread
 }
 
 struct LocalAllocLowering : ConvertOpToLLVMPattern<brickgpu::LocalAllocOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LocalAllocLowering(LLVMTypeConverter &converter, const LoweringContext &context)
+      : ConvertOpToLLVMPattern(converter), context(context) {}
+  LoweringContext context;
   LogicalResult matchAndRewrite(brickgpu::LocalAllocOp op, OpAdaptor adaptor, ConversionPatternRewriter &b) const override {
     Value base = getSharedMemoryBase(b, op.getLoc(), op);
     if (op.getSrc())
       storeBlock(b, op.getLoc(), base, cast<RankedTensorType>(op.getSrc().getType()), adaptor.getSrc(), op.getType(),
-                 *getTypeConverter());
+                 *getTypeConverter(), context);
     b.replaceOp(op, base);
     return success();
   }
 };
 
 struct LocalStoreLowering : ConvertOpToLLVMPattern<brickgpu::LocalStoreOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LocalStoreLowering(LLVMTypeConverter &converter, const LoweringContext &context)
+      : ConvertOpToLLVMPattern(converter), context(context) {}
+  LoweringContext context;
   LogicalResult matchAndRewrite(brickgpu::LocalStoreOp op, OpAdaptor adaptor, ConversionPatternRewriter &b) const override {
     storeBlock(b, op.getLoc(), adaptor.getDst(), cast<RankedTensorType>(op.getSrc().getType()), adaptor.getSrc(),
-               op.getDst().getType(), *getTypeConverter(), op.getColumnOffset());
+               op.getDst().getType(), *getTypeConverter(), context, op.getColumnOffset());
     b.eraseOp(op);
     return success();
   }
@@ -141,12 +148,13 @@ struct BarrierLowering : ConvertOpToLLVMPattern<brickgpu::BarrierOp> {
 };
 } // namespace
 
-void populateSharedMemoryPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &) {
+void populateSharedMemoryPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns,
+                                  const LoweringContext &context) {
   converter.addConversion([](brickgpu::MemDescType type) -> Type {
     return LLVM::LLVMPointerType::get(type.getContext(), 3);
   });
-  patterns.add<LocalAllocLowering, LocalStoreLowering, LocalLoadLowering, MemDescIndexLowering, MemDescTransLowering,
-               BarrierLowering>(converter);
+  patterns.add<LocalAllocLowering, LocalStoreLowering>(converter, context);
+  patterns.add<LocalLoadLowering, MemDescIndexLowering, MemDescTransLowering, BarrierLowering>(converter);
 }
 
 } // namespace mlir::brick::lowering

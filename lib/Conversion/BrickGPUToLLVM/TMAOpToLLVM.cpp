@@ -156,7 +156,8 @@ struct AsyncTMAStoreLowering : ConvertOpToLLVMPattern<brickgpu::AsyncTMACopyLoca
 
 struct AsyncTMAStoreWaitLowering : ConvertOpToLLVMPattern<brickgpu::AsyncTMAStoreWaitOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(brickgpu::AsyncTMAStoreWaitOp op, OpAdaptor, ConversionPatternRewriter &b) const override {
+  LogicalResult matchAndRewrite(brickgpu::AsyncTMAStoreWaitOp op, OpAdaptor,
+                                ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
     inlineAsm(b, loc, {}, {threadZero(b, loc, Value(), op)}, "@$0 cp.async.bulk.wait_group.read 0;", "b",
               /*sideEffects=*/true);

@@ -18,7 +18,8 @@ struct LoweringContext {
   const ModuleAxisInfo *axisInfo;
   unsigned computeCapability;
   bool fastMath;
-  /// Whether wgmma reads shared memory in this module: writes to it then need an async-proxy fence.
+  /// Whether the async proxy reads shared memory in this module (wgmma, TMA stores): writes to it then need an
+  /// async-proxy fence (sm_90; there is none before).
   bool asyncProxyReads = false;
 };
 

@@ -20,6 +20,16 @@ struct WarpSpecializeLowering : ConvertOpToLLVMPattern<brickgpu::WarpSpecializeO
     Block *consumers = b.splitBlock(before, std::next(Block::iterator(op)));
     Region &producer = op.getProducer();
     Block *producerEntry = &producer.front();
+    // Only scalar code and once-per-program ops can run on one warp: no block (a layout spreads it over the
+    // warps) and no barrier among the producers.
+    bool oneWarpSuffices = !producer.walk([](Operation *inner) {
+                                      auto isBlock = [](Type type) { return isa<RankedTensorType>(type); };
+                                      if (isa<brickgpu::BarrierOp>(inner) ||
+                                          llvm::any_of(inner->getOperandTypes(), isBlock) ||
+                                          llvm::any_of(inner->getResultTypes(), isBlock))
+                                        return WalkResult::interrupt();
+                                      return WalkResult::advance();
+                                    }).wasInterrupted();
     b.inlineRegionBefore(producer, *before->getParent(), Region::iterator(consumers));
     b.setInsertionPointToEnd(before);
     Value warp = LLVM::LShrOp::create(b, loc, NVVM::ThreadIdXOp::create(b, loc, b.getI32Type()), i32Constant(b, loc, 5));
@@ -29,7 +39,7 @@ struct WarpSpecializeLowering : ConvertOpToLLVMPattern<brickgpu::WarpSpecializeO
     // after the warpgroup gives its registers up (setmaxnreg takes all four warps) only its first warp goes on:
     // the other three would only poll the ring's barriers beside the consumers (H100, persistent 256x128 tiles:
     // 0.1-0.7% faster on 5 of 6 shapes, A/B in one call).
-    if (!producerEntry->empty() && isa<brickgpu::SetMaxRegistersOp>(producerEntry->front())) {
+    if (oneWarpSuffices && !producerEntry->empty() && isa<brickgpu::SetMaxRegistersOp>(producerEntry->front())) {
       Block *rest = b.splitBlock(producerEntry, std::next(producerEntry->begin()));
       Block *leave = b.createBlock(rest);
       LLVM::ReturnOp::create(b, loc, ValueRange{});
