@@ -341,7 +341,7 @@ struct AccelerateDotPass : impl::BrickGPUAccelerateDotBase<AccelerateDotPass> {
       auto c = cast<RankedTensorType>(dot.getType());
       unsigned rank = c.getRank();
       int64_t m = c.getDimSize(rank - 2), n = c.getDimSize(rank - 1), k = a.getDimSize(rank - 1);
-      if (kWidth && (m < 16 || n < 8 || k < 8 * *kWidth))
+      if (kWidth && !brickgpu::fitsMmaSync(m, n, k, 32 / *kWidth))
         kWidth.reset(); // smaller than one instruction: FMAs
       std::optional<SmallVector<unsigned>> warps;
       if (kWidth && !batched) {

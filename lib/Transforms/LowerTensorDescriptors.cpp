@@ -12,6 +12,7 @@
 
 #include "brick/Dialect/Brick/BrickDialect.h"
 #include "brick/Runtime/TensorMap.h"
+#include "brick/Dialect/BrickGPU/BrickGPUDialect.h"
 #include "brick/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -81,14 +82,13 @@ bool takenByTMA(DescriptorLoadOp load) {
     auto dot = dyn_cast<DotOp>(use.getOwner());
     return dot && use.getOperandNumber() < 2;
   };
-  // At least one mma.sync instruction: 16 rows, 8 columns, 32 bytes along K.
   auto tensorCoreOperand = [&](OpOperand &use) {
     if (!dotOperand(use))
       return false;
     auto dot = cast<DotOp>(use.getOwner());
     auto c = cast<RankedTensorType>(dot.getType());
     int64_t k = cast<RankedTensorType>(dot.getA().getType()).getShape().back();
-    return c.getRank() == 2 && c.getDimSize(0) >= 16 && c.getDimSize(1) >= 8 && k * bits >= 256;
+    return c.getRank() == 2 && mlir::brickgpu::fitsMmaSync(c.getDimSize(0), c.getDimSize(1), k, bits);
   };
   return llvm::all_of(load->getUses(), [&](OpOperand &use) {
     if (auto trans = dyn_cast<TransOp>(use.getOwner()))

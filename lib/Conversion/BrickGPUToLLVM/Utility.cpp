@@ -203,10 +203,6 @@ Value getSharedMemoryBase(OpBuilder &builder, Location loc, Operation *op) {
                              ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(offset)});
 }
 
-/// The element offset of `coordinate` in a buffer of `type`.
-/// How many consecutive registers of `layout`, from each multiple of that many, hold consecutive elements along
-/// the last dimension at a multiple of that many (so that they are one aligned vector in a row), up to
-/// `maxElements`.
 unsigned rowVectorWidth(const brickgpu::LinearLayout &layout, unsigned maxElements) {
   unsigned last = layout.getRank() - 1;
   unsigned width = std::min<unsigned>(layout.getContiguousRegisters(last), maxElements);
@@ -232,6 +228,7 @@ unsigned sharedRowRunElements(brickgpu::MemDescType type) {
   return std::max(1u, encoding.getMaxPhase() > 1 ? std::min(encoding.getVec(), rowAlignment) : rowAlignment);
 }
 
+/// The element offset of `coordinate` in a buffer of `type`.
 Value emitSharedOffset(OpBuilder &b, Location loc, ArrayRef<Value> coordinate, brickgpu::MemDescType type) {
   if (auto nvmma = dyn_cast<brickgpu::NVMMASharedEncodingAttr>(type.getEncoding())) {
     // Columns of `swizzle` bytes, each whole; in a column, row r's 16-byte groups XOR (r / perPhase) % maxPhase.

@@ -541,6 +541,10 @@ LogicalResult LocalStoreOp::verify() {
   return success();
 }
 
+bool mlir::brickgpu::fitsMmaSync(int64_t m, int64_t n, int64_t k, unsigned bits) {
+  return m >= 16 && n >= 8 && k * bits >= 256;
+}
+
 bool mlir::brickgpu::isThreadIndependentColumnWindow(RankedTensorType block, int64_t width) {
   if (!getLayout(block) || block.getRank() != 2 || width <= 0 || !llvm::isPowerOf2_64(width))
     return false;

@@ -34,6 +34,9 @@ LinearLayout getLinearLayout(RankedTensorType type);
 /// Whether every thread holds the columns of each `width`-column window of the 2-D `block` in the same
 /// registers (its layout's lane and warp bases stay inside a window): what local_store's column_offset needs.
 bool isThreadIndependentColumnWindow(RankedTensorType block, int64_t width);
+/// Whether a dot of an `m` x `n` result over `k`-long operands of `bits`-bit elements holds at least one mma.sync
+/// instruction (16 rows, 8 columns, 32 bytes along K); smaller dots stay FMAs.
+bool fitsMmaSync(int64_t m, int64_t n, int64_t k, unsigned bits);
 
 /// What every pass after convert-brick-to-brickgpu needs: each block value in `module` (results and block
 /// arguments) has a distributed layout. Otherwise an error at the first value without one, naming `pass`.
