@@ -37,11 +37,11 @@ const std::vector<Example> &catalog() {
     return {Arg::descriptor({m, k}, {16, 16}), Arg::descriptor({n, k}, {16, 16}), Arg::descriptor({m, n}, {16, 16}),
             aligned, aligned, aligned, m, n, k, group};
   };
-  // moe_sorted's and moe_persistent's arguments: both operands 128 x 64 descriptor blocks, 128x128x64 tiles.
-  const brick::Specialization sortedMoe{Arg::descriptor({128, 64}, {16, 16}),
-                                        Arg::descriptor({128, 64}, {16, 16}),
-                                        aligned, aligned, aligned, aligned, aligned, aligned, aligned, dyn, aligned, one,
-                                        128, 128, 64, 16};
+  // moe_sorted's and moe_persistent's arguments: both operands 128 x 64 descriptor blocks, the activations
+  // 128 x 128 ones, 128x128x64 tiles.
+  const brick::Specialization sortedMoe{Arg::descriptor({128, 64}, {16, 16}), Arg::descriptor({128, 64}, {16, 16}),
+                                        Arg::descriptor({128, 128}, {16, 16}), aligned, aligned, aligned, aligned,
+                                        aligned, 128, 128, 64, 16};
   static const std::vector<Example> examples = [&] {
     std::vector<Example> list = {
       make("vector_add", "out = x + y (f32, BLOCK = 1024)", vectorAdd(), {aligned, aligned, aligned, aligned, 1024}),
@@ -80,10 +80,10 @@ const std::vector<Example> &catalog() {
            8, 4),
       make("moe_persistent",
            "moe_sorted as a persistent kernel: a program per SM takes tiles in turn (bf16, 128x128x64 tiles, GROUP_M "
-           "= 16, 8 warps, 3 stages)",
+           "= 16, 8 warps, 4 stages)",
            moeGateUpPersistent<brick::bf16>(),
            sortedMoe,
-           8, 3),
+           8, 4),
       make("moe_gather_rows", "MoE: token rows copied into sorted order (bf16, 16 rows x 512 columns a program)",
            moeGatherRows<brick::bf16>(), {aligned, aligned, aligned, aligned, aligned, dyn, dyn, aligned, 16, 512}),
       make("moe_route", "MoE routing: softmax, top-2 of 8 experts, renormalized (bf16 logits, 16 tokens a program)",
@@ -93,7 +93,7 @@ const std::vector<Example> &catalog() {
       make("moe_down", "MoE grouped GEMM 2 times the routing weights (bf16, 64x128x64 tiles, GROUP_M = 8)",
            moeDown<brick::bf16>(),
            {aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, dyn, aligned, one,
-            aligned, aligned, one, aligned, one, 64, 128, 64, 8}),
+            aligned, aligned, one, aligned, one, dyn, 64, 128, 64, 8}),
       make("moe_sum", "MoE: each token's top-2 rows summed (bf16, 16x256 a program)", moeSum<brick::bf16>(),
            {aligned, aligned, dyn, aligned, 2, 16, 256}),
     };

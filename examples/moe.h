@@ -182,12 +182,12 @@ inline void moeBlockRows(MoeBlock &block, const Ptr<i32> &sortedPairIds, const I
   block.pairs = load(sortedPairIds + block.tileM * blockM + arange(0, blockM), block.live, numPairs);
   block.realPair = block.pairs < numPairs;
 }
-/// Without `loadRows`, everything before the K loop is scalars (what a warp-specialized kernel's producer warps
-/// may run too); moeBlockRows then loads the pair ids after the loop.
+/// The block of a tile: everything before the K loop is scalars (what a warp-specialized kernel's producer warps
+/// may run too); moeBlockRows loads its pair ids where they are needed.
 /// `program`: the index in the row-major order of tiles (a persistent kernel's tile; else program_id(0)).
-inline MoeBlock moeBlockOf(const Int &program, const Ptr<i32> &sortedPairIds, const Ptr<i32> &blockExpert,
-                           const Ptr<i32> &blockRuns, const Ptr<i32> &totalPadded, const Int &N, const Int &K,
-                           const Int &numPairs, int blockM, int blockN, int blockK, int groupM, bool loadRows = true) {
+inline MoeBlock moeBlockOf(const Int &program, const Ptr<i32> &blockExpert, const Ptr<i32> &blockRuns,
+                           const Ptr<i32> &totalPadded, const Int &N, const Int &K, int blockM, int blockN, int blockK,
+                           int groupM) {
   Int tilesN = cdiv(N, blockN);
   Int block = program / tilesN;
   Int first = load(blockRuns + block * 2), end = load(blockRuns + block * 2 + 1);
@@ -204,17 +204,17 @@ inline MoeBlock moeBlockOf(const Int &program, const Ptr<i32> &sortedPairIds, co
   Int tileM = groupStart + inGroup % groupRows, tileN = inGroup / groupRows;
   Tensor live = tileM * blockM < load(totalPadded);
   MoeBlock result{tileM, tileN, {}, {}, {}, {}, live};
-  if (loadRows)
-    moeBlockRows(result, sortedPairIds, numPairs, blockM);
   result.expert = load(blockExpert + tileM, live, 0).to<i64>();
   result.kTiles = where(live, cdiv(K, blockK), 0);
   return result;
 }
+/// program_id(0)'s block with its pair ids.
 inline MoeBlock moeBlock(const Ptr<i32> &sortedPairIds, const Ptr<i32> &blockExpert, const Ptr<i32> &blockRuns,
                          const Ptr<i32> &totalPadded, const Int &N, const Int &K, const Int &numPairs, int blockM,
-                         int blockN, int blockK, int groupM, bool loadRows = true) {
-  return moeBlockOf(program_id(0), sortedPairIds, blockExpert, blockRuns, totalPadded, N, K, numPairs, blockM, blockN,
-                    blockK, groupM, loadRows);
+                         int blockN, int blockK, int groupM) {
+  MoeBlock block = moeBlockOf(program_id(0), blockExpert, blockRuns, totalPadded, N, K, blockM, blockN, blockK, groupM);
+  moeBlockRows(block, sortedPairIds, numPairs, blockM);
+  return block;
 }
 
 /// GEMM 1's epilogue: h[pair, n] = silu(gate) * up for the block's real pairs and n < I.
@@ -308,11 +308,13 @@ template <ElementTag T = bf16> auto moeGatherRows() {
   });
 }
 
-/// One tile of moe_gate_up_sorted: the block's K loop over descriptor blocks, then its pair ids and the store.
+/// One tile of moe_gate_up_sorted: the block's K loop over descriptor blocks, then silu(gate) * up stored by
+/// descriptor into hSorted, the activations in sorted order (a row per sorted pair, padding rows included): one
+/// TMA store on sm_90a that needs no pair ids and overlaps what follows (a persistent kernel's next tile), where
+/// rows scattered to their pairs wait for the ids' load and are stored by every thread.
 template <ElementTag T>
-void moeGateUpSortedTile(MoeBlock &block, const TensorDescriptor<T, 2> &aSorted, const TensorDescriptor<T, 2> &w13,
-                         const Ptr<T> &h, const Ptr<i32> &sortedPairIds, const Int &I, const Int &numPairs,
-                         const Int &strideHM, const Int &strideHN, int blockM, int blockN, int blockK) {
+void moeGateUpSortedTile(const MoeBlock &block, const TensorDescriptor<T, 2> &aSorted, const TensorDescriptor<T, 2> &w13,
+                         const TensorDescriptor<T, 2> &hSorted, const Int &I, int blockM, int blockN, int blockK) {
   Int row = block.tileM * blockM;
   auto [gateRow, upRow] = moeWeightRows(block.expert, block.tileN, I, blockN);
   Tensor gate = zeros<f32>({blockM, blockN}), up = zeros<f32>({blockM, blockN});
@@ -321,58 +323,56 @@ void moeGateUpSortedTile(MoeBlock &block, const TensorDescriptor<T, 2> &aSorted,
     gate = dot(aBlock, w13.load({gateRow, k * blockK}).trans(), gate);
     up = dot(aBlock, w13.load({upRow, k * blockK}).trans(), up);
   });
-  moeBlockRows(block, sortedPairIds, numPairs, blockM);
-  moeStoreActivation(h, block.pairs, block.realPair, gate, up, block.tileN, I, strideHM, strideHN, blockN);
+  hSorted.store({row, block.tileN * blockN}, gate * sigmoid(gate) * up);
 }
 
 /// moe_gate_up with both operands through tensor descriptors: the token rows already in sorted order (aSorted,
 /// [maxBlocks * BLOCK_M, H], from moe_gather_rows) and w13 as in moeGateUpDescriptors. Every block of the K loop
-/// comes by TMA on sm_90a, so the loop can also be warp-specialized. Launch as moe_gate_up.
+/// comes by TMA on sm_90a, so the loop can also be warp-specialized. The activations go to hSorted
+/// ([maxBlocks * BLOCK_M, I] in BLOCK_M x BLOCK_N blocks) in sorted order, as moe_down reads them with
+/// hSortedRows = 1. Launch as moe_gate_up.
 template <ElementTag T = bf16> auto moeGateUpSorted() {
-  return kernel("moe_gate_up_sorted", [](TensorDescriptor<T, 2> aSorted, TensorDescriptor<T, 2> w13, Ptr<T> h,
-                                         Ptr<i32> sortedPairIds, Ptr<i32> blockExpert, Ptr<i32> blockRuns,
-                                         Ptr<i32> totalPadded, Int I, Int K, Int numPairs, Int strideHM, Int strideHN,
-                                         Const<int> BLOCK_M, Const<int> BLOCK_N, Const<int> BLOCK_K,
-                                         Const<int> GROUP_M) {
-    MoeBlock block = moeBlock(sortedPairIds, blockExpert, blockRuns, totalPadded, I, K, numPairs, BLOCK_M, BLOCK_N,
-                              BLOCK_K, GROUP_M, /*loadRows=*/false);
-    moeGateUpSortedTile(block, aSorted, w13, h, sortedPairIds, I, numPairs, strideHM, strideHN, BLOCK_M, BLOCK_N,
-                        BLOCK_K);
+  return kernel("moe_gate_up_sorted", [](TensorDescriptor<T, 2> aSorted, TensorDescriptor<T, 2> w13,
+                                         TensorDescriptor<T, 2> hSorted, Ptr<i32> blockExpert, Ptr<i32> blockRuns,
+                                         Ptr<i32> totalPadded, Int I, Int K, Const<int> BLOCK_M, Const<int> BLOCK_N,
+                                         Const<int> BLOCK_K, Const<int> GROUP_M) {
+    MoeBlock block =
+        moeBlockOf(program_id(0), blockExpert, blockRuns, totalPadded, I, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M);
+    moeGateUpSortedTile(block, aSorted, w13, hSorted, I, BLOCK_M, BLOCK_N, BLOCK_K);
   });
 }
 
 /// moe_gate_up_sorted as a persistent kernel: launch one program per SM (or fewer); program p takes tiles p, p +
 /// num_programs, ... of the live blocks' (in moe_gate_up's order). Warp-specialized on sm_90a, the producer warps
-/// fill the next tile's slots while the consumers store this one.
+/// fill the next tile's slots while the consumers store this one, and the store overlaps the next tile.
 template <ElementTag T = bf16> auto moeGateUpPersistent() {
-  return kernel("moe_gate_up_persistent", [](TensorDescriptor<T, 2> aSorted, TensorDescriptor<T, 2> w13, Ptr<T> h,
-                                             Ptr<i32> sortedPairIds, Ptr<i32> blockExpert, Ptr<i32> blockRuns,
-                                             Ptr<i32> totalPadded, Int I, Int K, Int numPairs, Int strideHM,
-                                             Int strideHN, Const<int> BLOCK_M, Const<int> BLOCK_N, Const<int> BLOCK_K,
-                                             Const<int> GROUP_M) {
+  return kernel("moe_gate_up_persistent", [](TensorDescriptor<T, 2> aSorted, TensorDescriptor<T, 2> w13,
+                                             TensorDescriptor<T, 2> hSorted, Ptr<i32> blockExpert, Ptr<i32> blockRuns,
+                                             Ptr<i32> totalPadded, Int I, Int K, Const<int> BLOCK_M,
+                                             Const<int> BLOCK_N, Const<int> BLOCK_K, Const<int> GROUP_M) {
     Int tiles = load(totalPadded) / BLOCK_M * cdiv(I, BLOCK_N);
     for_range(program_id(0), tiles, num_programs(0), [&](Int tile) {
-      MoeBlock block = moeBlockOf(tile, sortedPairIds, blockExpert, blockRuns, totalPadded, I, K, numPairs, BLOCK_M,
-                                  BLOCK_N, BLOCK_K, GROUP_M, /*loadRows=*/false);
-      moeGateUpSortedTile(block, aSorted, w13, h, sortedPairIds, I, numPairs, strideHM, strideHN, BLOCK_M, BLOCK_N,
-                          BLOCK_K);
+      MoeBlock block = moeBlockOf(tile, blockExpert, blockRuns, totalPadded, I, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M);
+      moeGateUpSortedTile(block, aSorted, w13, hSorted, I, BLOCK_M, BLOCK_N, BLOCK_K);
     });
   });
 }
 
 /// Grouped GEMM 2: y[pair, n] = weight[pair] * (h[pair] . w2[e, n]) for n < N (the hidden size); w2 is
-/// [E, N, K]. Launch maxBlocks * cdiv(N, BLOCK_N) programs.
+/// [E, N, K]. h has a row per pair (hSortedRows = 0) or per sorted row (1: moe_gate_up_sorted's order).
+/// Launch maxBlocks * cdiv(N, BLOCK_N) programs.
 template <ElementTag T = bf16> auto moeDown() {
   return kernel("moe_down", [](Ptr<T> h, Ptr<T> w2, Ptr<T> y, Ptr<f32> topkWeights, Ptr<i32> sortedPairIds,
                                Ptr<i32> blockExpert, Ptr<i32> blockRuns, Ptr<i32> totalPadded, Int N, Int K, Int numPairs,
                                Int strideHM, Int strideHK, Int strideWE, Int strideWN, Int strideWK, Int strideYM,
-                               Int strideYN, Const<int> BLOCK_M, Const<int> BLOCK_N, Const<int> BLOCK_K,
-                               Const<int> GROUP_M) {
+                               Int strideYN, Int hSortedRows, Const<int> BLOCK_M, Const<int> BLOCK_N,
+                               Const<int> BLOCK_K, Const<int> GROUP_M) {
     [[maybe_unused]] auto [tileM, tileN, pairs, realPair, expert, kTiles, live] =
         moeBlock(sortedPairIds, blockExpert, blockRuns, totalPadded, N, K, numPairs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M);
     Tensor cols = (tileN * BLOCK_N + arange(0, BLOCK_N)) % N;
     Tensor ks = arange(0, BLOCK_K);
-    Tensor hTile = h + pairs.column() * strideHM + ks.row() * strideHK;
+    Tensor hRows = where(hSortedRows != 0, tileM * BLOCK_M + arange(0, BLOCK_M), pairs);
+    Tensor hTile = h + hRows.column() * strideHM + ks.row() * strideHK;
     Tensor wTile = w2 + expert * strideWE + cols.row() * strideWN + ks.column() * strideWK;
     Tensor acc = zeros<f32>({BLOCK_M, BLOCK_N});
     for_range(0, kTiles, 1, carry(acc, hTile, wTile), [&](Int k) {

@@ -47,14 +47,13 @@ MoeConfig moeConfig(const MoeShape &shape) {
     // ms with the copy), DeepSeek-V3's 2048 loses (5.78 -> 6.24).
     config.gatherRows = shape.intermediate >= 4096;
     // Then persistent where an expert's weights serve several blocks (compute-bound tiles), so that a tile's store
-    // overlaps the next tile's loads. The ring then lives through the epilogue: 3 stages beside its store buffer (4
-    // also fit, and were slower: 3.17-3.19 ms against 2.73-3.07 in one H100 call). Medians on an H100, one tile a
-    // program -> persistent: Mixtral at 4096 tokens (1024 rows an expert) 3.12 -> 2.85 ms; where tiles stream
-    // weights it loses or ties: Mixtral at 512 tokens (128 rows an expert) 0.754 -> 0.769 ms, DeepSeek-V3 at 4096
-    // (128 rows an expert; its default keeps pointer rows) 5.77 -> 6.34.
+    // overlaps the next tile's loads. Medians on an H100, one tile a program -> persistent: Mixtral at 4096 tokens
+    // (1024 rows an expert) 3.12 -> 2.85 ms; where tiles stream weights it loses or ties: Mixtral at 512 tokens
+    // (128 rows an expert) 0.754 -> 0.769 ms, DeepSeek-V3 at 4096 (128 rows an expert; its default keeps pointer
+    // rows) 5.77 -> 6.34. The ring lives through the epilogue beside the activations' 16 KB TMA box: 4 stages
+    // (213 KB). GEMM 1's cycles in ncu at Mixtral's 4096 tokens, two rounds: 4.19-4.26 M at 3 stages, 4.03-4.18 M
+    // at 4 (and 4.23-4.31 M at 3 when the activations went to their pairs' rows by pointers).
     config.persistent = config.gatherRows && rowsPerExpert >= 512;
-    if (config.persistent)
-      config.stages = 3;
   }
   config.tuned = true;
   return config;
@@ -171,7 +170,9 @@ Expected<MoeLayer<T>> MoeLayer<T>::create(const brick::runtime::Device &device, 
                   put(layer.sorted_, poisoned(device, blocks * config.blockM * 4)),
                   put(layer.blockExpert_, poisoned(device, blocks * 4)),
                   put(layer.blockRuns_, poisoned(device, blocks * 2 * 4)), put(layer.total_, poisoned(device, 4)),
-                  put(layer.h_, poisoned(device, pairs * I * elementBytes)),
+                  // A row per pair, or per sorted row where GEMM 1 stores them in sorted order (gatherRows).
+                  put(layer.h_, poisoned(device, std::max(pairs, layer.gatherRows() ? blocks * config.blockM : 0) * I *
+                                                     elementBytes)),
                   put(layer.y_, poisoned(device, pairs * H * elementBytes)),
                   put(layer.out_, poisoned(device, T_ * H * elementBytes))})
     if (e)
@@ -218,7 +219,8 @@ template <brick::ElementTag T> Error MoeLayer<T>::run(const brick::runtime::Stre
   // Through the tuner (tiles from its choice) or with config_'s tiles.
   auto launchDown = [&](const auto &launcher, const auto &grid, auto blockN, auto blockK, auto groupM) {
     return launcher.launch(grid, down, *h_, *w2Buffer_, *y_, *topkWeights_, *sorted_, *blockExpert_, *blockRuns_,
-                           *total_, H, I, pairs, I, 1, H * I, I, 1, H, 1, config_.blockM, blockN, blockK, groupM);
+                           *total_, H, I, pairs, I, 1, H * I, I, 1, H, 1, int(gatherRows()), config_.blockM, blockN,
+                           blockK, groupM);
   };
   using brick::fromConfig;
   if (Error e = config_.tuned
@@ -261,8 +263,8 @@ template <brick::ElementTag T> Error MoeLayer<T>::runGateUp(const brick::runtime
           TensorDescriptorArg::of(*aSorted_, {rows, H}, {H, 1}, {config_.blockM, config_.gateUpK}),
           TensorDescriptorArg::of(*w13Buffer_, {int64_t(s.experts) * 2 * I, H}, {H, 1},
                                   {config_.gateUpN, config_.gateUpK}),
-          *h_, *sorted_, *blockExpert_, *blockRuns_, *total_, I, H, int(s.pairs()), I, 1, config_.blockM,
-          config_.gateUpN, config_.gateUpK, config_.groupM);
+          TensorDescriptorArg::of(*h_, {rows, I}, {I, 1}, {config_.blockM, config_.gateUpN}), *blockExpert_,
+          *blockRuns_, *total_, I, H, config_.blockM, config_.gateUpN, config_.gateUpK, config_.groupM);
     };
     if (config_.persistent) {
       unsigned programs = config_.persistentPrograms ? config_.persistentPrograms
@@ -303,7 +305,9 @@ template <brick::ElementTag T> Error MoeLayer<T>::runGateUp(const brick::runtime
 }
 
 template <brick::ElementTag T> bool MoeLayer<T>::gatherRows() const {
-  return weightDescriptors() && config_.gatherRows;
+  // GEMM 1 then stores the activations by descriptor too: rows of I elements, whole 16-byte units.
+  const int64_t hRowBytes = int64_t(shape_.intermediate) * int64_t(sizeof(typename host::Memory<T>::Stored));
+  return weightDescriptors() && config_.gatherRows && hRowBytes % 16 == 0;
 }
 
 template <brick::ElementTag T> bool MoeLayer<T>::weightDescriptors() const {

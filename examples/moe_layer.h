@@ -37,7 +37,8 @@ struct MoeConfig {
   bool weightDescriptors = false;
   /// With weightDescriptors: GEMM 1 first copies the token rows into sorted order (moeGatherRows) and reads them
   /// through a descriptor too (moeGateUpSorted: every block by TMA, warp-specialized on sm_90a), with this
-  /// config's tiles (not tuned).
+  /// config's tiles (not tuned), and stores the activations in that order by descriptor (a TMA store), as GEMM 2
+  /// then reads them. Where I's rows are whole 16-byte units; otherwise as without.
   bool gatherRows = false;
   /// With gatherRows: GEMM 1 as a persistent kernel (moeGateUpPersistent: a program per SM, warp-specialized on
   /// sm_90a, so that a tile's store overlaps the next tile's loads).

@@ -99,8 +99,15 @@ bool invariantScalarLoad(Operation *op) {
               .walk([&](Operation *inner) {
                 if (isMemoryEffectFree(inner) || isa<LoadOp>(inner))
                   return WalkResult::advance();
-                if (isa<DescriptorStoreOp>(inner))
-                  return WalkResult::interrupt(); // its tensor may be where the pointer points
+                if (auto store = dyn_cast<DescriptorStoreOp>(inner)) {
+                  // It writes its tensor, which starts at the descriptor's base pointer.
+                  auto made = store.getDesc().getDefiningOp<MakeTensorDescriptorOp>();
+                  std::optional<llvm::SmallPtrSet<Value, 2>> written =
+                      made ? pointerSources(made.getBase()) : std::nullopt;
+                  return !written || llvm::any_of(*written, [&](Value source) { return read->contains(source); })
+                             ? WalkResult::interrupt()
+                             : WalkResult::advance();
+                }
                 for (Value operand : inner->getOperands()) {
                   if (!isa<PointerType>(getElementTypeOrSelf(operand.getType())))
                     continue;

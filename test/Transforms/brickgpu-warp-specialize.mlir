@@ -325,3 +325,84 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     return
   }
 }
+
+// -----
+
+// A tile loop that stores its result by descriptor (an MoE tile's activations, by TMA) into a tensor made from
+// another argument than the one its scalars are read through: the producer warps still run ahead.
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#a = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: func.func @persistent_descriptor_store
+  // CHECK: brickgpu.warp_specialize {
+  // CHECK: brick.load %{{.*}} : !brick.ptr<i32>
+  // CHECK: brickgpu.async_tma_copy_global_to_local
+  // CHECK: brickgpu.warp_return
+  // CHECK: brick.descriptor_store
+  func.func @persistent_descriptor_store(%p: !brick.ptr<f16>, %map: !brick.tensormap, %m: i32, %kTiles: i32,
+                                         %s: i64, %first: i32, %tiles: i32, %programs: i32, %rowsOf: !brick.ptr<i32>,
+                                         %out: !brick.ptr<f32>, %outMap: !brick.tensormap) attributes {brick.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %zero = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
+    %da = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<64x128xf16>
+    %db = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<128x128xf16>
+    %dout = brick.make_tensor_descriptor %out, [%m, %m], [%s, %c1_i64], %outMap : !brick.ptr<f32> -> !brick.tensordesc<64x128xf32>
+    scf.for %t = %first to %tiles step %programs : i32 {
+      %at = brick.addptr %rowsOf, %t : !brick.ptr<i32>, i32
+      %row = brick.load %at : !brick.ptr<i32>
+      %acc = scf.for %k = %c0 to %kTiles step %c1 iter_args(%c = %zero) -> (tensor<64x128xf32, #mma>) : i32 {
+        %x = brick.descriptor_load %da[%row, %k] : !brick.tensordesc<64x128xf16> -> tensor<64x128xf16, #rows>
+        %xa = brickgpu.local_alloc %x : (tensor<64x128xf16, #rows>) -> !brickgpu.memdesc<64x128xf16, #a>
+        %y = brick.descriptor_load %db[%k, %m] : !brick.tensordesc<128x128xf16> -> tensor<128x128xf16, #rows>
+        %yb = brickgpu.local_alloc %y : (tensor<128x128xf16, #rows>) -> !brickgpu.memdesc<128x128xf16, #a>
+        %d = brickgpu.warpgroup_dot %xa, %yb, %c : !brickgpu.memdesc<64x128xf16, #a>, !brickgpu.memdesc<128x128xf16, #a> -> tensor<64x128xf32, #mma>
+        scf.yield %d : tensor<64x128xf32, #mma>
+      }
+      brick.descriptor_store %dout[%t, %c0], %acc : !brick.tensordesc<64x128xf32>, tensor<64x128xf32, #mma>
+    }
+    return
+  }
+}
+
+// -----
+
+// The same with the descriptor's tensor where the scalars are read: a producer running ahead could read a row
+// before the store of an earlier tile wrote it, so the loop is left alone.
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#a = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: func.func @persistent_descriptor_store_aliased
+  // CHECK-NOT: brickgpu.warp_specialize
+  // CHECK: return
+  func.func @persistent_descriptor_store_aliased(%p: !brick.ptr<f16>, %map: !brick.tensormap, %m: i32,
+                                                 %kTiles: i32, %s: i64, %first: i32, %tiles: i32, %programs: i32,
+                                                 %rowsOf: !brick.ptr<i32>, %outMap: !brick.tensormap)
+      attributes {brick.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %zero = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
+    %da = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<64x128xf16>
+    %db = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<128x128xf16>
+    %dout = brick.make_tensor_descriptor %rowsOf, [%m, %m], [%s, %c1_i64], %outMap : !brick.ptr<i32> -> !brick.tensordesc<64x128xi32>
+    scf.for %t = %first to %tiles step %programs : i32 {
+      %at = brick.addptr %rowsOf, %t : !brick.ptr<i32>, i32
+      %row = brick.load %at : !brick.ptr<i32>
+      %acc = scf.for %k = %c0 to %kTiles step %c1 iter_args(%c = %zero) -> (tensor<64x128xf32, #mma>) : i32 {
+        %x = brick.descriptor_load %da[%row, %k] : !brick.tensordesc<64x128xf16> -> tensor<64x128xf16, #rows>
+        %xa = brickgpu.local_alloc %x : (tensor<64x128xf16, #rows>) -> !brickgpu.memdesc<64x128xf16, #a>
+        %y = brick.descriptor_load %db[%k, %m] : !brick.tensordesc<128x128xf16> -> tensor<128x128xf16, #rows>
+        %yb = brickgpu.local_alloc %y : (tensor<128x128xf16, #rows>) -> !brickgpu.memdesc<128x128xf16, #a>
+        %d = brickgpu.warpgroup_dot %xa, %yb, %c : !brickgpu.memdesc<64x128xf16, #a>, !brickgpu.memdesc<128x128xf16, #a> -> tensor<64x128xf32, #mma>
+        scf.yield %d : tensor<64x128xf32, #mma>
+      }
+      %ints = arith.fptosi %acc : tensor<64x128xf32, #mma> to tensor<64x128xi32, #mma>
+      brick.descriptor_store %dout[%t, %c0], %ints : !brick.tensordesc<64x128xi32>, tensor<64x128xi32, #mma>
+    }
+    return
+  }
+}

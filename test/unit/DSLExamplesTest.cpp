@@ -74,7 +74,9 @@ TEST(Examples, MoeLayerBuilds) {
   EXPECT_EQ(gateUp["brick.dot"], 2);  // gate and up share A's block
   EXPECT_EQ(gateUp["brick.load"], 8); // the block's run (2), total, pair ids, block expert, A, gate, up
   EXPECT_EQ(gateUp["brick.store"], 1);
-  auto down = countOps(examples::moeDown<bf16>(), gemm);
+  Specialization downGemm(23, dyn);
+  downGemm[19] = 16, downGemm[20] = 64, downGemm[21] = 128, downGemm[22] = 1; // after hSortedRows
+  auto down = countOps(examples::moeDown<bf16>(), downGemm);
   EXPECT_EQ(down["brick.dot"], 1);
   EXPECT_EQ(down["brick.load"], 8); // the block's run (2), total, pair ids, block expert, h, w2, routing weights
   Specialization route(14, dyn);
