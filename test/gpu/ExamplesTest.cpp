@@ -284,6 +284,16 @@ TEST_P(Examples, MoeLayer) {
   grouped.gatherRows = true;
   EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 300, .experts = 2, .topk = 1, .hidden = 80, .intermediate = 48},
                              examples::MoeWeights::Host, grouped));
+  // ... but with rows of I that are not whole 16-byte units (44 bf16: 88 bytes) the activations cannot be stored
+  // by descriptor in sorted order, so GEMM 1 keeps reading the token rows by pointers and storing by pair.
+  {
+    examples::MoeShape ragged{.tokens = 300, .experts = 2, .topk = 1, .hidden = 80, .intermediate = 44};
+    auto layer = examples::MoeLayer<bf16>::create(device(), ragged, grouped);
+    ASSERT_TRUE(layer.ok()) << layer.error().message();
+    EXPECT_FALSE(layer->gatherRows());
+    EXPECT_TRUE(layer->weightDescriptors());
+    EXPECT_PASSES(runMoe<bf16>(device(), ragged, examples::MoeWeights::Host, grouped));
+  }
   // ... as a persistent kernel: 5 programs take the ~40 live tiles in turn (the blocks past the padded total
   // none).
   grouped.persistent = true;
