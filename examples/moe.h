@@ -177,7 +177,7 @@ struct MoeBlock {
   Int tileM, tileN;
   Tensor pairs, realPair, expert, kTiles, live;
 };
-/// The block's pair ids and which are real, into `block` (moeBlock's `loadRows`).
+/// The block's pair ids and which are real, into `block`.
 inline void moeBlockRows(MoeBlock &block, const Ptr<i32> &sortedPairIds, const Int &numPairs, int blockM) {
   block.pairs = load(sortedPairIds + block.tileM * blockM + arange(0, blockM), block.live, numPairs);
   block.realPair = block.pairs < numPairs;
@@ -314,7 +314,8 @@ template <ElementTag T = bf16> auto moeGatherRows() {
 /// rows scattered to their pairs wait for the ids' load and are stored by every thread.
 template <ElementTag T>
 void moeGateUpSortedTile(const MoeBlock &block, const TensorDescriptor<T, 2> &aSorted, const TensorDescriptor<T, 2> &w13,
-                         const TensorDescriptor<T, 2> &hSorted, const Int &I, int blockM, int blockN, int blockK) {
+                         const TensorDescriptor<T, 2> &hSorted, const Int &I, int blockM, int blockN, int blockK,
+                         bool mayBeDead) {
   Int row = block.tileM * blockM;
   auto [gateRow, upRow] = moeWeightRows(block.expert, block.tileN, I, blockN);
   Tensor gate = zeros<f32>({blockM, blockN}), up = zeros<f32>({blockM, blockN});
@@ -323,7 +324,11 @@ void moeGateUpSortedTile(const MoeBlock &block, const TensorDescriptor<T, 2> &aS
     gate = dot(aBlock, w13.load({gateRow, k * blockK}).trans(), gate);
     up = dot(aBlock, w13.load({upRow, k * blockK}).trans(), up);
   });
-  hSorted.store({row, block.tileN * blockN}, gate * sigmoid(gate) * up);
+  auto store = [&] { hSorted.store({row, block.tileN * blockN}, gate * sigmoid(gate) * up); };
+  if (mayBeDead) // a block past the padded total stores nothing
+    if_(block.live, store);
+  else
+    store();
 }
 
 /// moe_gate_up with both operands through tensor descriptors: the token rows already in sorted order (aSorted,
@@ -338,7 +343,7 @@ template <ElementTag T = bf16> auto moeGateUpSorted() {
                                          Const<int> BLOCK_K, Const<int> GROUP_M) {
     MoeBlock block =
         moeBlockOf(program_id(0), blockExpert, blockRuns, totalPadded, I, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M);
-    moeGateUpSortedTile(block, aSorted, w13, hSorted, I, BLOCK_M, BLOCK_N, BLOCK_K);
+    moeGateUpSortedTile(block, aSorted, w13, hSorted, I, BLOCK_M, BLOCK_N, BLOCK_K, /*mayBeDead=*/true);
   });
 }
 
@@ -353,7 +358,7 @@ template <ElementTag T = bf16> auto moeGateUpPersistent() {
     Int tiles = load(totalPadded) / BLOCK_M * cdiv(I, BLOCK_N);
     for_range(program_id(0), tiles, num_programs(0), [&](Int tile) {
       MoeBlock block = moeBlockOf(tile, blockExpert, blockRuns, totalPadded, I, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M);
-      moeGateUpSortedTile(block, aSorted, w13, hSorted, I, BLOCK_M, BLOCK_N, BLOCK_K);
+      moeGateUpSortedTile(block, aSorted, w13, hSorted, I, BLOCK_M, BLOCK_N, BLOCK_K, /*mayBeDead=*/false);
     });
   });
 }
@@ -372,7 +377,7 @@ template <ElementTag T = bf16> auto moeDown() {
     Tensor cols = (tileN * BLOCK_N + arange(0, BLOCK_N)) % N;
     Tensor ks = arange(0, BLOCK_K);
     Tensor hRows = where(hSortedRows != 0, tileM * BLOCK_M + arange(0, BLOCK_M), pairs);
-    Tensor hTile = h + hRows.column() * strideHM + ks.row() * strideHK;
+    Tensor hTile = h + hRows.column().to<i64>() * strideHM + ks.row() * strideHK;
     Tensor wTile = w2 + expert * strideWE + cols.row() * strideWN + ks.column() * strideWK;
     Tensor acc = zeros<f32>({BLOCK_M, BLOCK_N});
     for_range(0, kTiles, 1, carry(acc, hTile, wTile), [&](Int k) {

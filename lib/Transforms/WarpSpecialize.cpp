@@ -85,8 +85,8 @@ std::optional<llvm::SmallPtrSet<Value, 2>> pointerSources(Value pointer) {
 }
 
 /// A scalar load that gives the same value wherever in the kernel it runs: no op of the kernel writes through
-/// a pointer made from the argument it reads through, nor through a descriptor (arguments that are different
-/// pointers are taken to point to different buffers). The producer warps may run it ahead of the consumers, in a
+/// a pointer made from the argument it reads through, nor through a descriptor whose base is made from it or
+/// from what cannot be traced (arguments that are different pointers are taken to point to different buffers). The producer warps may run it ahead of the consumers, in a
 /// later tile than the consumers' stores.
 bool invariantScalarLoad(Operation *op) {
   if (!scalarLoad(op))
