@@ -12,11 +12,12 @@
 //                  atomics, so the order is the same on every run.
 //   3. moe_gate_up: grouped GEMM 1: for each block of sorted rows, the gathered token rows times the block's
 //                  expert's gate and up projections (w13 [E, 2I, H]: gate rows, then up rows), with
-//                  silu(gate) * up in the epilogue: h [T * topk, I]. moe_gate_up_tma reads the weights through
-//                  a tensor descriptor; moe_gate_up_sorted reads the token rows too, after moe_gather_rows has
-//                  copied them into sorted order.
-//   4. moe_down:   grouped GEMM 2: h's sorted rows times w2 [E, H, I], times the pair's routing weight:
-//                  y [T * topk, H].
+//                  silu(gate) * up in the epilogue: h [T * topk, I], a row per pair. moe_gate_up_tma reads the
+//                  weights through a tensor descriptor; moe_gate_up_sorted reads the token rows too, after
+//                  moe_gather_rows has copied them into sorted order, and writes h in that order (a row per
+//                  sorted row, padding included) by descriptor.
+//   4. moe_down:   grouped GEMM 2: h's rows of the block's pairs times w2 [E, H, I], times the pair's routing
+//                  weight: y [T * topk, H].
 //   5. moe_sum:    out [T, H] = the sum over each token's topk rows of y, in f32, in k order.
 //
 // Nothing goes back to the host: the GEMMs are launched for the most blocks any routing can need
