@@ -11,6 +11,11 @@ module attributes {brickgpu.num_warps = 4 : i32} {
   // a: 128 rows of 64 bytes (one swizzle column: 8192 bytes), 512 bytes per 8 rows, 64-byte swizzle (mode 2):
   //   (8192 >> 4) << 16 | (512 >> 4) << 32 | 2 << 62.
   // CHECK-LABEL: llvm.func @sync
+  // The warpgroup's part of the addresses comes from the warp index as lane 0 has it (ptxas then keeps the
+  // descriptors on the uniform datapath).
+  // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
+  // CHECK: %[[WARP:.*]] = llvm.lshr %[[TID]]
+  // CHECK: nvvm.shfl.sync  idx %{{.*}}, %[[WARP]], %{{.*}}, %{{.*}} : i32 -> i32
   // CHECK-DAG: llvm.mlir.constant(-9223371899382267904 : i64) : i64
   // b, contiguous along N: 32 rows per 128-byte column (4096 bytes), 1024 bytes per 8 rows, mode 1:
   //   (4096 >> 4) << 16 | (1024 >> 4) << 32 | 1 << 62.

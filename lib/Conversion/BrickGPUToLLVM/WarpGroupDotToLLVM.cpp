@@ -121,7 +121,10 @@ struct WarpGroupDotLowering : ConvertOpToLLVMPattern<brickgpu::WarpGroupDotOp> {
     // This warpgroup's first tile: rows 64 * (warp % warps[0]) / 4, columns instrN * (warp / warps[0]). Tiles of
     // one operand differ from another warpgroup's by a whole number of swizzle columns or rows, so the warpgroup's
     // part of the address is a multiple of a constant stride.
-    Value warp = getThreadId(b, loc).warp;
+    // The warp index read from lane 0, which ptxas then knows to be the same across the warp: the descriptors
+    // are computed on the uniform datapath and go to wgmma as they are, not in per-thread registers moved to
+    // uniform ones (R2UR) before every instruction.
+    Value warp = shuffle(b, loc, getThreadId(b, loc).warp, i32Constant(b, loc, 0), NVVM::ShflKind::idx);
     Value groupM = LLVM::UDivOp::create(b, loc, LLVM::URemOp::create(b, loc, warp, i32Constant(b, loc, warps[0])),
                                         i32Constant(b, loc, 4));
     Value groupN = LLVM::UDivOp::create(b, loc, warp, i32Constant(b, loc, warps[0]));
