@@ -314,9 +314,9 @@ template <ElementTag T = bf16> auto moeGatherRows() {
 /// TMA store on sm_90a that needs no pair ids and overlaps what follows (a persistent kernel's next tile), where
 /// rows scattered to their pairs wait for the ids' load and are stored by every thread.
 template <ElementTag T>
-void moeGateUpSortedTile(const MoeBlock &block, const TensorDescriptor<T, 2> &aSorted, const TensorDescriptor<T, 2> &w13,
-                         const TensorDescriptor<T, 2> &hSorted, const Int &I, int blockM, int blockN, int blockK,
-                         bool mayBeDead) {
+void moeGateUpSortedTile(const MoeBlock &block, const TensorDescriptor<T, 2> &aSorted,
+                         const TensorDescriptor<T, 2> &w13, const TensorDescriptor<T, 2> &hSorted, const Int &I,
+                         int blockM, int blockN, int blockK, bool mayBeDead) {
   Int row = block.tileM * blockM;
   auto [gateRow, upRow] = moeWeightRows(block.expert, block.tileN, I, blockN);
   Tensor gate = zeros<f32>({blockM, blockN}), up = zeros<f32>({blockM, blockN});

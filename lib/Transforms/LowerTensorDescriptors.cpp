@@ -11,8 +11,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "brick/Dialect/Brick/BrickDialect.h"
-#include "brick/Runtime/TensorMap.h"
 #include "brick/Dialect/BrickGPU/BrickGPUDialect.h"
+#include "brick/Runtime/TensorMap.h"
 #include "brick/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -85,15 +85,21 @@ std::optional<llvm::SmallPtrSet<Value, 2>> pointerSources(Value pointer) {
 }
 
 /// A scalar load that gives the same value wherever in the kernel it runs: no op of the kernel writes through
-/// a pointer made from the argument it reads through, nor through a descriptor whose base is made from it or
-/// from what cannot be traced (arguments that are different pointers are taken to point to different buffers). The producer warps may run it ahead of the consumers, in a
-/// later tile than the consumers' stores.
+/// a pointer made from the argument it reads through, nor through a descriptor whose base is made from it, nor
+/// through what cannot be traced (arguments that are different pointers are taken to point to different
+/// buffers). The producer warps may run it ahead of the consumers, in a later tile than the consumers' stores.
 bool invariantScalarLoad(Operation *op) {
   if (!scalarLoad(op))
     return false;
   std::optional<llvm::SmallPtrSet<Value, 2>> read = pointerSources(cast<LoadOp>(op).getPtr());
   if (!read)
     return false;
+  // Whether a write through `pointer` (null: one that cannot be traced) may reach what the load reads.
+  auto mayWriteRead = [&](Value pointer) {
+    std::optional<llvm::SmallPtrSet<Value, 2>> written =
+        pointer ? pointerSources(pointer) : std::optional<llvm::SmallPtrSet<Value, 2>>();
+    return !written || llvm::any_of(*written, [&](Value source) { return read->contains(source); });
+  };
   auto kernel = op->getParentOfType<func::FuncOp>();
   return !kernel
               .walk([&](Operation *inner) {
@@ -102,19 +108,12 @@ bool invariantScalarLoad(Operation *op) {
                 if (auto store = dyn_cast<DescriptorStoreOp>(inner)) {
                   // It writes its tensor, which starts at the descriptor's base pointer.
                   auto made = store.getDesc().getDefiningOp<MakeTensorDescriptorOp>();
-                  std::optional<llvm::SmallPtrSet<Value, 2>> written =
-                      made ? pointerSources(made.getBase()) : std::nullopt;
-                  return !written || llvm::any_of(*written, [&](Value source) { return read->contains(source); })
-                             ? WalkResult::interrupt()
-                             : WalkResult::advance();
+                  return mayWriteRead(made ? made.getBase() : Value()) ? WalkResult::interrupt()
+                                                                       : WalkResult::advance();
                 }
-                for (Value operand : inner->getOperands()) {
-                  if (!isa<PointerType>(getElementTypeOrSelf(operand.getType())))
-                    continue;
-                  std::optional<llvm::SmallPtrSet<Value, 2>> written = pointerSources(operand);
-                  if (!written || llvm::any_of(*written, [&](Value source) { return read->contains(source); }))
+                for (Value operand : inner->getOperands())
+                  if (isa<PointerType>(getElementTypeOrSelf(operand.getType())) && mayWriteRead(operand))
                     return WalkResult::interrupt();
-                }
                 return WalkResult::advance();
               })
               .wasInterrupted();
