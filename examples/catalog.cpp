@@ -37,11 +37,17 @@ const std::vector<Example> &catalog() {
     return {Arg::descriptor({m, k}, {16, 16}), Arg::descriptor({n, k}, {16, 16}), Arg::descriptor({m, n}, {16, 16}),
             aligned, aligned, aligned, m, n, k, group};
   };
-  // moe_sorted's and moe_persistent's arguments: both operands 128 x 64 descriptor blocks, the activations
-  // 128 x 128 ones, 128x128x64 tiles.
-  const brick::Specialization sortedMoe{Arg::descriptor({128, 64}, {16, 16}), Arg::descriptor({128, 64}, {16, 16}),
-                                        Arg::descriptor({128, 128}, {16, 16}), aligned, aligned, aligned, aligned,
-                                        aligned, 128, 128, 64, 16};
+  // moe_tma's weight blocks are BLOCK_N x BLOCK_K.
+  auto tmaMoe = [](int64_t m, int64_t n, int64_t k, int64_t group) -> brick::Specialization {
+    return {aligned, Arg::descriptor({n, k}, {16, 16}), aligned, aligned, aligned, aligned, aligned, aligned, aligned,
+            dyn, dyn, aligned, one, aligned, one, m, n, k, group};
+  };
+  // moe_sorted's and moe_persistent's: token rows BLOCK_M x BLOCK_K blocks, weights BLOCK_N x BLOCK_K, the
+  // activations BLOCK_M x BLOCK_N.
+  auto sortedMoe = [](int64_t m, int64_t n, int64_t k, int64_t group) -> brick::Specialization {
+    return {Arg::descriptor({m, k}, {16, 16}), Arg::descriptor({n, k}, {16, 16}), Arg::descriptor({m, n}, {16, 16}),
+            aligned, aligned, aligned, aligned, aligned, m, n, k, group};
+  };
   static const std::vector<Example> examples = [&] {
     std::vector<Example> list = {
       make("vector_add", "out = x + y (f32, BLOCK = 1024)", vectorAdd(), {aligned, aligned, aligned, aligned, 1024}),
@@ -68,22 +74,15 @@ const std::vector<Example> &catalog() {
       make("moe_tma",
            "MoE grouped GEMM 1 with the weights through a tensor descriptor (bf16, 128x128x64 tiles, GROUP_M = 16, 8 "
            "warps, 4 stages)",
-           moeGateUpDescriptors<brick::bf16>(),
-           {aligned, Arg::descriptor({128, 64}, {16, 16}), aligned, aligned, aligned, aligned, aligned, aligned,
-            aligned, dyn, dyn, aligned, one, aligned, one, 128, 128, 64, 16},
-           8, 4),
+           moeGateUpDescriptors<brick::bf16>(), tmaMoe(128, 128, 64, 16), 8, 4),
       make("moe_sorted",
            "MoE grouped GEMM 1 over token rows gathered in sorted order, both operands through tensor descriptors "
            "(bf16, 128x128x64 tiles, GROUP_M = 16, 8 warps, 4 stages)",
-           moeGateUpSorted<brick::bf16>(),
-           sortedMoe,
-           8, 4),
+           moeGateUpSorted<brick::bf16>(), sortedMoe(128, 128, 64, 16), 8, 4),
       make("moe_persistent",
            "moe_sorted as a persistent kernel: a program per SM takes tiles in turn (bf16, 128x128x64 tiles, GROUP_M "
            "= 16, 8 warps, 4 stages)",
-           moeGateUpPersistent<brick::bf16>(),
-           sortedMoe,
-           8, 4),
+           moeGateUpPersistent<brick::bf16>(), sortedMoe(128, 128, 64, 16), 8, 4),
       make("moe_gather_rows", "MoE: token rows copied into sorted order (bf16, 16 rows x 512 columns a program)",
            moeGatherRows<brick::bf16>(), {aligned, aligned, aligned, aligned, aligned, dyn, dyn, aligned, 16, 512}),
       make("moe_route", "MoE routing: softmax, top-2 of 8 experts, renormalized (bf16 logits, 16 tokens a program)",
@@ -97,15 +96,21 @@ const std::vector<Example> &catalog() {
       make("moe_sum", "MoE: each token's top-2 rows summed (bf16, 16x256 a program)", moeSum<brick::bf16>(),
            {aligned, aligned, dyn, aligned, 2, 16, 256}),
     };
+    // Where descriptors' blocks follow the tiles, --constants makes them anew.
+    auto fromTiles = [](auto specialization) {
+      return [specialization](const std::vector<int64_t> &c) {
+        return c.size() == 4 ? specialization(c[0], c[1], c[2], c[3]) : brick::Specialization();
+      };
+    };
     for (Example &example : list)
       if (example.name == "matmul_descriptors" || example.name == "matmul_persistent")
-        example.withConstants = [descriptorMatmul](const std::vector<int64_t> &c) {
-          return c.size() == 4 ? descriptorMatmul(c[0], c[1], c[2], c[3]) : brick::Specialization();
-        };
+        example.withConstants = fromTiles(descriptorMatmul);
       else if (example.name == "matmul_descriptors_transposed_b")
-        example.withConstants = [descriptorMatmulTransposedB](const std::vector<int64_t> &c) {
-          return c.size() == 4 ? descriptorMatmulTransposedB(c[0], c[1], c[2], c[3]) : brick::Specialization();
-        };
+        example.withConstants = fromTiles(descriptorMatmulTransposedB);
+      else if (example.name == "moe_tma")
+        example.withConstants = fromTiles(tmaMoe);
+      else if (example.name == "moe_sorted" || example.name == "moe_persistent")
+        example.withConstants = fromTiles(sortedMoe);
     return list;
   }();
   return examples;

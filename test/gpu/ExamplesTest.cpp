@@ -96,8 +96,8 @@ TEST_P(Examples, SoftmaxF16) {
 bool onGpu(const runtime::Device &device) { return !device.isInterpreter(); }
 
 TEST_P(Examples, MatmulF16) {
-  for (auto [m, n, k] : {std::tuple{128, 128, 64}, {256, 384, 512}, {100, 70, 50}, {1, 300, 33}, {513, 129, 257},
-                         {17, 33, 65}})
+  for (auto [m, n, k] : {std::tuple{128, 128, 64}, {256, 384, 512}, {100, 70, 50}, {1, 300, 33}, {7, 200, 90},
+                         {513, 129, 257}, {17, 33, 65}})
     EXPECT_PASSES(examples::runMatmul<f16>(device(), {m, n, k}));
   EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = 64, .n = 80, .k = 96, .transposeA = true}));
   EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = 64, .n = 80, .k = 96, .transposeB = true, .padding = 8}));

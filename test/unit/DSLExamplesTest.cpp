@@ -67,6 +67,16 @@ TEST(Examples, MatmulBuildsForEachInputType) {
   EXPECT_EQ(ops["brick.store"], 1);
 }
 
+// Tiles of many rows wrap A's rows around (% M, as B's columns % N); decode tiles (16 rows) mask them instead.
+TEST(Examples, MatmulDecodeTilesMaskRowsOfA) {
+  Specialization tiles = {dyn, dyn, dyn, dyn, dyn, dyn, dyn, dyn, dyn, dyn, dyn, dyn, 128, 128, 64, 8};
+  Specialization decode = tiles;
+  decode[12] = 16, decode[13] = 64, decode[14] = 128, decode[15] = 1;
+  auto wrapped = countOps(examples::matmul<f16>(), tiles), masked = countOps(examples::matmul<f16>(), decode);
+  EXPECT_EQ(masked["arith.remsi"], wrapped["arith.remsi"] - 1);
+  EXPECT_EQ(masked["arith.andi"], wrapped["arith.andi"] + 1); // A's row mask and its K mask
+}
+
 TEST(Examples, MoeLayerBuilds) {
   Specialization gemm(22, dyn);
   gemm[18] = 16, gemm[19] = 64, gemm[20] = 128, gemm[21] = 1; // BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M
