@@ -218,12 +218,15 @@ inline MoeBlock moeBlock(const Ptr<i32> &sortedPairIds, const Ptr<i32> &blockExp
   return block;
 }
 
+/// GEMM 1's activation: silu(gate) * up.
+inline Tensor moeActivation(const Tensor &gate, const Tensor &up) { return gate * sigmoid(gate) * up; }
+
 /// GEMM 1's epilogue: h[pair, n] = silu(gate) * up for the block's real pairs and n < I.
 inline void moeStoreActivation(const Tensor &h, const Tensor &pairs, const Tensor &realPair, const Tensor &gate,
                                const Tensor &up, const Int &tileN, const Int &I, const Int &strideHM,
                                const Int &strideHN, int blockN) {
   Tensor cols = tileN * blockN + arange(0, blockN);
-  store(h + pairs.column() * strideHM + cols.row() * strideHN, gate * sigmoid(gate) * up,
+  store(h + pairs.column() * strideHM + cols.row() * strideHN, moeActivation(gate, up),
         realPair.column() & (cols.row() < I));
 }
 
@@ -325,7 +328,7 @@ void moeGateUpSortedTile(const MoeBlock &block, const TensorDescriptor<T, 2> &aS
     gate = dot(aBlock, w13.load({gateRow, k * blockK}).trans(), gate);
     up = dot(aBlock, w13.load({upRow, k * blockK}).trans(), up);
   });
-  auto store = [&] { hSorted.store({row, block.tileN * blockN}, gate * sigmoid(gate) * up); };
+  auto store = [&] { hSorted.store({row, block.tileN * blockN}, moeActivation(gate, up)); };
   if (mayBeDead) // a block past the padded total stores nothing
     if_(block.live, store);
   else
