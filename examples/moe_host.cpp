@@ -46,6 +46,15 @@ MoeConfig moeConfig(const MoeShape &shape) {
     // once, about 240 / I of GEMM 1's time at 600 TFLOP/s and 2.5 TB/s: Mixtral's I = 14336 gains (3.12 -> 2.93
     // ms with the copy), DeepSeek-V3's 2048 loses (5.78 -> 6.24).
     config.gatherRows = shape.intermediate >= 4096;
+    // DeepSeek-V3 at 4096 tokens (128 +- 11 rows an expert) loses 7% to its experts' tail blocks: routing every
+    // expert exactly 128 rows took GEMM 1 5.27 ms against 5.65-5.73 (H100, one call), with a third fewer programs
+    // and L2 reads. A tail block reads its expert's weight tiles again, from L2 only because it runs in
+    // step with the expert's first block. Cheaper tails lost: a 64-row K loop for blocks of at most 64 real rows,
+    // or wgmma warpgroups skipping padding rows, took 6.4-6.6 ms (our reading, not measured: the tail runs ahead
+    // and its weight tiles leave L2 before the first block reads them). Launching the pair as one 2-CTA cluster
+    // (one GPC, one L2 partition) changed nothing. What would remove the second read: the pair multicasting the
+    // weights (TMA multicast in a cluster).
+
     // Then persistent where an expert's weights serve several blocks (compute-bound tiles), so that a tile's store
     // overlaps the next tile's loads. Medians on an H100, one tile a program -> persistent: Mixtral at 4096 tokens
     // (1024 rows an expert) 3.12 -> 2.85 ms; where tiles stream weights it loses or ties: Mixtral at 512 tokens
