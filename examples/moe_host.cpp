@@ -49,11 +49,11 @@ MoeConfig moeConfig(const MoeShape &shape) {
     // DeepSeek-V3 at 4096 tokens (128 +- 11 rows an expert) loses 7% to its experts' tail blocks: routing every
     // expert exactly 128 rows took GEMM 1 5.27 ms against 5.65-5.73 (H100, one call), with a third fewer programs
     // and L2 reads. A tail block reads its expert's weight tiles again, from L2 only because it runs in
-    // step with the expert's first block. Cheaper tails lost: a 64-row K loop for blocks of at most 64 real rows,
-    // or wgmma warpgroups skipping padding rows, took 6.4-6.6 ms (our reading, not measured: the tail runs ahead
-    // and its weight tiles leave L2 before the first block reads them). Launching the pair as one 2-CTA cluster
-    // (one GPC, one L2 partition) changed nothing. What would remove the second read: the pair multicasting the
-    // weights (TMA multicast in a cluster).
+    // step with the expert's first block. Cheaper tails lose that: a 64-row K loop for blocks of at most 64 real
+    // rows, or wgmma warpgroups skipping padding rows, took 6.4-6.6 ms; with the 64-row loop ncu counted 19.73 GB
+    // read from DRAM against 15.99 (the tail runs ahead, the weight tiles leave L2 before the other block reads
+    // them). Launching the pair as one 2-CTA cluster (one GPC, one L2 partition) changed nothing. What would
+    // remove the second read: the pair multicasting the weights (TMA multicast in a cluster).
 
     // Then persistent where an expert's weights serve several blocks (compute-bound tiles), so that a tile's store
     // overlaps the next tile's loads. Medians on an H100, one tile a program -> persistent: Mixtral at 4096 tokens
