@@ -8,6 +8,7 @@
 
 #include "brick/JIT/JIT.h"
 #include "brick/Support/HalfFloat.h"
+#include "attention.h"
 #include "matmul.h"
 #include "moe_layer.h"
 #include "softmax.h"
@@ -786,6 +787,110 @@ void benchAutotune() {
   run(brick::bf16{}, "bf16");
 }
 
+//===----------------------------------------------------------------------===//
+// Fused attention forward (examples/attention.h), f16, not causal: 4 * heads * seqLen^2 * headDim FLOPs.
+//===----------------------------------------------------------------------===//
+
+/// "BLOCK_M,BLOCK_N,warps,stages".
+examples::AttentionConfig parseAttentionConfig(const char *text) {
+  examples::AttentionConfig c;
+  if (std::sscanf(text, "%d,%d,%u,%u", &c.blockM, &c.blockN, &c.warps, &c.stages) != 4)
+    fail(std::string("an attention config is BLOCK_M,BLOCK_N,warps,stages; got '") + text + "'");
+  return c;
+}
+
+/// 131072 query rows in all, as 128 heads (batch 4 x 32) of 1024, 32 of 4096 or 8 of 16384, head dimension 64 or
+/// 128; BRICK_BENCH_ATTENTION_SHAPES ("heads,seqLen,headDim;...") replaces the list. Each config (the default
+/// examples::AttentionConfig unless listed) is checked on three rows against float64 before it is timed.
+void benchAttention(const std::vector<examples::AttentionConfig> &sweep) {
+  struct Shape {
+    int heads, seqLen, headDim;
+  };
+  std::vector<Shape> shapes = {{128, 1024, 64}, {32, 4096, 64}, {8, 16384, 64}, {128, 1024, 128}, {32, 4096, 128}};
+  if (const char *list = std::getenv("BRICK_BENCH_ATTENTION_SHAPES"); list && *list) {
+    shapes.clear();
+    std::stringstream stream(list);
+    for (std::string item; std::getline(stream, item, ';');) {
+      Shape shape{};
+      if (std::sscanf(item.c_str(), "%d,%d,%d", &shape.heads, &shape.seqLen, &shape.headDim) != 3)
+        fail("BRICK_BENCH_ATTENTION_SHAPES: heads,seqLen,headDim;...; got '" + item + "'");
+      shapes.push_back(shape);
+    }
+  }
+  auto kernel = examples::attention<f16>();
+  for (const Shape &shape : shapes) {
+    const int64_t rows = int64_t(shape.heads) * shape.seqLen, d = shape.headDim;
+    std::vector<float> q = randomFloats(size_t(rows * d)), k = randomFloats(size_t(rows * d) + 7),
+                       v = randomFloats(size_t(rows * d) + 13);
+    k.resize(size_t(rows * d)), v.resize(size_t(rows * d));
+    std::vector<uint16_t> hq(q.size()), hk(k.size()), hv(v.size());
+    for (size_t i = 0; i < q.size(); ++i) {
+      hq[i] = floatToHalf(q[i]), q[i] = halfToFloat(hq[i]);
+      hk[i] = floatToHalf(k[i]), k[i] = halfToFloat(hk[i]);
+      hv[i] = floatToHalf(v[i]), v[i] = halfToFloat(hv[i]);
+    }
+    size_t bytes = size_t(rows * d) * 2;
+    DeviceBuffer dq = allocate(bytes), dk = allocate(bytes), dv = allocate(bytes), dout = allocate(bytes);
+    check(dq.copyFromHost(hq.data(), bytes));
+    check(dk.copyFromHost(hk.data(), bytes));
+    check(dv.copyFromHost(hv.data(), bytes));
+    const float scale = 1.0f / std::sqrt(float(d));
+    std::string key = "attention_fp16_" + std::to_string(shape.heads) + "x" + std::to_string(shape.seqLen) + "x" +
+                      std::to_string(d);
+    std::vector<examples::AttentionConfig> configs = sweep;
+    if (configs.empty())
+      configs.push_back(examples::AttentionConfig{});
+    for (size_t index = 0; index < configs.size(); ++index) {
+      const examples::AttentionConfig &config = configs[index];
+      LaunchOptions options{.numWarps = config.warps, .numStages = config.stages, .device = device};
+      auto run = [&] {
+        check(kernel.launch(Grid{unsigned(shape.seqLen / config.blockM), unsigned(shape.heads)}, options,
+                            TensorDescriptorArg::of(dq, {rows, d}, {d, 1}, {config.blockM, d}),
+                            TensorDescriptorArg::of(dk, {rows, d}, {d, 1}, {config.blockN, d}),
+                            TensorDescriptorArg::of(dv, {rows, d}, {d, 1}, {config.blockN, d}),
+                            TensorDescriptorArg::of(dout, {rows, d}, {d, 1}, {config.blockM, d}), shape.seqLen, scale,
+                            config.blockM, config.blockN, int(d)));
+      };
+      run();
+      // A few rows (first, middle and last head) against float64.
+      std::vector<uint16_t> out(size_t(rows * d));
+      check(dout.copyToHost(out.data(), bytes));
+      double errorSquared = 0, normSquared = 0;
+      for (int64_t row : {int64_t(0), rows / 2 + 5, rows - 1}) {
+        int64_t first = row / shape.seqLen * shape.seqLen;
+        std::vector<double> p(shape.seqLen);
+        double top = -INFINITY, total = 0;
+        for (int j = 0; j < shape.seqLen; ++j) {
+          double s = 0;
+          for (int64_t c = 0; c < d; ++c)
+            s += double(q[size_t(row * d + c)]) * k[size_t((first + j) * d + c)];
+          top = std::max(top, p[j] = s * scale);
+        }
+        for (double &x : p)
+          total += (x = std::exp(x - top));
+        for (int64_t c = 0; c < d; ++c) {
+          double o = 0;
+          for (int j = 0; j < shape.seqLen; ++j)
+            o += p[j] * v[size_t((first + j) * d + c)];
+          o /= total;
+          double got = halfToFloat(out[size_t(row * d + c)]);
+          errorSquared += (got - o) * (got - o), normSquared += o * o;
+        }
+      }
+      if (!(std::sqrt(errorSquared / normSquared) <= 2e-3))
+        fail(key + ": attention computed a wrong result (relative error " +
+             std::to_string(std::sqrt(errorSquared / normSquared)) + ")");
+      double ms = medianMilliseconds(run, 20);
+      double tflops = 4.0 * double(shape.heads) * shape.seqLen * shape.seqLen * d / ms / 1e9;
+      std::string suffix = sweep.empty() ? "" : "_cfg" + std::to_string(index);
+      std::printf(",\n  \"%s%s_TFLOPs\": %.1f", key.c_str(), suffix.c_str(), tflops);
+      if (!sweep.empty())
+        std::printf(",\n  \"%s%s\": \"%d,%d,%u,%u\"", key.c_str(), suffix.c_str(), config.blockM, config.blockN,
+                    config.warps, config.stages);
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   bool sweep = argc > 1 && std::string(argv[1]) == "--softmax-sweep";
   bool matmulOnly = argc > 1 && std::string(argv[1]) == "--matmul";
@@ -813,6 +918,14 @@ int main(int argc, char **argv) {
     for (int i = 2; i < argc; ++i)
       moeSweep.push_back(parseMoeConfig(argv[i]));
     benchMoe(moeSweep);
+    std::printf("\n}\n");
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "--attention") {
+    std::vector<examples::AttentionConfig> attentionSweep;
+    for (int i = 2; i < argc; ++i)
+      attentionSweep.push_back(parseAttentionConfig(argv[i]));
+    benchAttention(attentionSweep);
     std::printf("\n}\n");
     return 0;
   }

@@ -7,6 +7,7 @@
   python3 bench/run.py --matmul-sweep path/to/brick-bench 128,128,64,8,8,3 ...   (matmul configs vs cuBLAS)
   python3 bench/run.py --autotune path/to/brick-bench (the autotuner vs exhaustive sweeps; tuning time vs Triton)
   python3 bench/run.py --moe path/to/brick-bench [CFG...] (the MoE layer vs Triton's fused_moe: bench/moe.py)
+  python3 bench/run.py --attention path/to/brick-bench [CFG...] (fused attention vs Triton and torch: bench/attention.py)
 
 Brick's numbers come from brick-bench (CUDA events, L2 flushed, median of 50); torch's and Triton's from
 triton.testing.do_bench (which also flushes L2; median). Prints a table of GB/s and ratios, and the JSON.
@@ -268,6 +269,10 @@ def main():
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import moe
         return moe.main(sys.argv[2], sys.argv[3:])
+    if sys.argv[1] == "--attention":
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import attention
+        return attention.main(sys.argv[2], sys.argv[3:])
     if sys.argv[1] == "--autotune":
         return autotune(sys.argv[2])
     if sys.argv[1] == "--sweep":

@@ -2,6 +2,7 @@
 
 #include "catalog.h"
 
+#include "attention.h"
 #include "matmul.h"
 #include "moe.h"
 #include "softmax.h"
@@ -48,6 +49,11 @@ const std::vector<Example> &catalog() {
     return {Arg::descriptor({m, k}, {16, 16}), Arg::descriptor({n, k}, {16, 16}), Arg::descriptor({m, n}, {16, 16}),
             aligned, aligned, aligned, aligned, aligned, m, n, k, group};
   };
+  // attention's blocks: queries and output BLOCK_M x HEAD_DIM, keys and values BLOCK_N x HEAD_DIM.
+  auto attentionSpecialization = [](int64_t m, int64_t n, int64_t d) -> brick::Specialization {
+    return {Arg::descriptor({m, d}, {16, 16}), Arg::descriptor({n, d}, {16, 16}), Arg::descriptor({n, d}, {16, 16}),
+            Arg::descriptor({m, d}, {16, 16}), aligned, dyn, m, n, d};
+  };
   static const std::vector<Example> examples = [&] {
     std::vector<Example> list = {
       make("vector_add", "out = x + y (f32, BLOCK = 1024)", vectorAdd(), {aligned, aligned, aligned, aligned, 1024}),
@@ -68,6 +74,11 @@ const std::vector<Example> &catalog() {
            "C = A * B, persistent (a program per SM takes tiles in turn), through tensor descriptors (f16, "
            "128x128x32 blocks, 4 warps, 4 stages)",
            matmulPersistent<brick::f16>(), descriptorMatmul(128, 128, 32, 8), MatmulConfig{}.warps, MatmulConfig{}.stages),
+      make("attention",
+           "fused attention forward, softmax(Q K^T * scale) V (f16, 128 query rows x 64 keys a step, head dim 64, 8 "
+           "warps, 3 stages)",
+           attention<brick::f16>(), attentionSpecialization(128, 64, 64), AttentionConfig{}.warps,
+           AttentionConfig{}.stages),
       make("moe", "MoE grouped GEMM 1 with silu(gate) * up (bf16, 64x64x64 tiles, GROUP_M = 8)", moeGateUp<brick::bf16>(),
            {aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, dyn, dyn, aligned, one,
             aligned, aligned, one, aligned, one, 64, 64, 64, 8}),
@@ -107,6 +118,10 @@ const std::vector<Example> &catalog() {
         example.withConstants = fromTiles(descriptorMatmul);
       else if (example.name == "matmul_descriptors_transposed_b")
         example.withConstants = fromTiles(descriptorMatmulTransposedB);
+      else if (example.name == "attention")
+        example.withConstants = [attentionSpecialization](const std::vector<int64_t> &c) {
+          return c.size() == 3 ? attentionSpecialization(c[0], c[1], c[2]) : brick::Specialization();
+        };
       else if (example.name == "moe_tma")
         example.withConstants = fromTiles(tmaMoe);
       else if (example.name == "moe_sorted" || example.name == "moe_persistent")

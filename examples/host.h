@@ -10,6 +10,7 @@
 
 #include "brick/JIT/Autotune.h"
 #include "brick/JIT/JIT.h"
+#include "attention.h"
 #include "brick/Support/HalfFloat.h"
 #include "matmul.h"
 #include "moe_layer.h"
@@ -60,6 +61,16 @@ template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &dev
 template <brick::ElementTag T>
 Check runMoe(const brick::runtime::Device &device, const MoeShape &shape, MoeWeights weights = MoeWeights::Host,
              std::optional<MoeConfig> config = std::nullopt);
+
+/// Fused attention (examples/attention.h) over `batchHeads` heads of `seqLen` rows of `headDim`, checked against
+/// float64; `config`: AttentionConfig{} unless given.
+struct AttentionProblem {
+  int batchHeads, seqLen, headDim;
+  unsigned targetCapability = 0; // LaunchOptions::targetCapability
+};
+template <brick::ElementTag T>
+Check runAttention(const brick::runtime::Device &device, const AttentionProblem &problem,
+                   std::optional<AttentionConfig> config = std::nullopt);
 
 /// How the example programs autotune: short trials on a GPU (the examples run as tests too; the default is
 /// 25 + 100 ms), as few host-timed launches as possible on the interpreter, and a prune that keeps the candidates

@@ -105,6 +105,9 @@ def BrickGPU_DotOperandEncodingAttr : BrickGPU_Attr<"DotOperandEncoding", "dot_o
     For mma.sync the instruction's K is 8 * kWidth; A's fragment holds (l / 4, kWidth * (l % 4) + i) and the copies 8
     rows down and 4 * kWidth along K; B's holds (kWidth * (l % 4) + i, l / 4) and the copy 4 * kWidth along K. Warps
     that split the parent along the other operand's dimension hold the same elements.
+    With an `#mma` version 3 parent (wgmma, A only) each warp of a warpgroup holds that fragment for its 16 of the
+    instruction's 64 rows, K step after K step: the layout a wgmma accumulator over the same
+    rows already has, so an accumulator turned into the next dot's A (attention's P) moves no data.
     ```mlir
     #brickgpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
     ```

@@ -134,17 +134,20 @@ def BrickGPU_AsyncWaitOp : BrickGPU_Op<"async_wait",
 
 def BrickGPU_WarpGroupDotOp : BrickGPU_Op<"warpgroup_dot",
     [MemoryEffects<[MemRead<BrickGPU_SharedMemory>]>, AllTypesMatch<["c", "d"]>]> {
-  let summary = "d = a * b + c on wgmma, both operands read from shared memory (sm_90a)";
+  let summary = "d = a * b + c on wgmma, B read from shared memory, A from shared memory or registers (sm_90a)";
   let description = [{
     `brickgpu.warpgroup_dot %a, %b, %c : !memdesc<128x64xf16, #nvmma>, !memdesc<64x128xf16, #nvmma> ->
     tensor<128x128xf32, #mma>`. The operands are `#brickgpu.nvmma_shared` buffers (A is M x K, B is K x N, either
-    contiguous along K or along M/N for 16-bit types); the accumulator has an `#mma` version 3 layout. The
+    contiguous along K or along M/N for 16-bit types); the accumulator has an `#mma` version 3 layout. A may instead
+    be a tensor in registers, `tensor<128x64xf16, #dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>>` (a computed
+    operand: it then skips the round trip through shared memory). The
     warpgroups issue `wgmma.mma_async` for every instruction tile and K step and commit them as one group. When
     `isAsync` is false the dot also waits for them; when true the result may only be read after a
     `warpgroup_dot_wait` that leaves this dot's group complete, and the operands' buffers must not be written
-    until then.
+    until then (and A's registers stay untouched: they are read as the instructions run).
   }];
-  let arguments = (ins BrickGPU_MemDescType:$a, BrickGPU_MemDescType:$b, AnyRankedTensor:$c,
+  let arguments = (ins AnyTypeOf<[BrickGPU_MemDescType, AnyRankedTensor]>:$a, BrickGPU_MemDescType:$b,
+                       AnyRankedTensor:$c,
                        DefaultValuedAttr<Brick_InputPrecision, "::mlir::brick::InputPrecision::ieee">:$inputPrecision,
                        UnitAttr:$isAsync);
   let results = (outs AnyRankedTensor:$d);

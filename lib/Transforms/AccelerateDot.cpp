@@ -97,16 +97,23 @@ RankedTensorType withEncoding(Type type, Attribute encoding) {
 
 /// `operand` in a shared buffer of layout `encoding`, written from the registers of the load it came from. Dots
 /// that share an operand (an MoE's gate and up projections of one block of tokens) share its buffer: one copy to
-/// shared memory, and one load for the pipeline to prefetch (it takes loads whose only use is one buffer).
+/// shared memory, and one load for the pipeline to prefetch (it takes loads whose only use is one buffer). A
+/// block made outside the dot's loop (attention's queries) is stored once, where it is made.
 Value toSharedBuffer(OpBuilder &builder, Location loc, Value operand, Attribute encoding) {
   Value source = storageSource(operand).first;
   auto type = cast<RankedTensorType>(source.getType());
   auto memory = brickgpu::MemDescType::get(builder.getContext(), type.getShape(), type.getElementType(), encoding);
+  OpBuilder::InsertionGuard guard(builder);
+  Operation *definition = source.getDefiningOp();
+  bool hoisted = definition && definition->getBlock() != builder.getInsertionBlock();
+  if (hoisted)
+    builder.setInsertionPointAfter(definition);
   Block *block = builder.getInsertionBlock();
   for (Operation *user : source.getUsers())
     if (auto earlier = dyn_cast<brickgpu::LocalAllocOp>(user))
       if (earlier.getType() == memory && earlier->getBlock() == block &&
-          (builder.getInsertionPoint() == block->end() || earlier->isBeforeInBlock(&*builder.getInsertionPoint())))
+          (hoisted || builder.getInsertionPoint() == block->end() ||
+           earlier->isBeforeInBlock(&*builder.getInsertionPoint())))
         return earlier;
   return brickgpu::LocalAllocOp::create(builder, loc, memory, source);
 }
@@ -204,14 +211,27 @@ void eraseUnused(ArrayRef<Value> values) {
   }
 }
 
-/// How a dot goes on wgmma: the accumulator's layout and each operand's buffer layout.
+/// Whether wgmma should read `a` from registers: a block computed there (attention's P, a converted or scaled
+/// operand), which the threads would otherwise write to shared memory only to have it read back. A loaded block
+/// stays in shared memory, where the pipeline copies it asynchronously.
+bool computedInRegisters(Value a) {
+  if (transposedBlock(a))
+    return false;
+  Operation *definition = storageSource(a).first.getDefiningOp();
+  return definition && !isa<LoadOp, DescriptorLoadOp>(definition);
+}
+
+/// How a dot goes on wgmma: the accumulator's layout and each operand's buffer layout (none for an A in
+/// registers).
 struct WgmmaPlan {
   MmaEncodingAttr mma;
   brickgpu::NVMMASharedEncodingAttr aShared, bShared;
+  bool aInRegisters = false;
 };
 
-/// A wgmma plan for `dot` (sm_90a), or nothing when the dot does not fit one; it then stays on mma.sync.
-std::optional<WgmmaPlan> planWgmma(DotOp dot, unsigned numWarps) {
+/// A wgmma plan for `dot` (sm_90a), or nothing when the dot does not fit one; it then stays on mma.sync. A
+/// computed in registers stays there when it takes at most `aRegisterRoom` registers per thread.
+std::optional<WgmmaPlan> planWgmma(DotOp dot, unsigned numWarps, int64_t aRegisterRoom) {
   MLIRContext *context = dot.getContext();
   Type a = getElementTypeOrSelf(dot.getA().getType()), b = getElementTypeOrSelf(dot.getB().getType());
   Type acc = getElementTypeOrSelf(dot.getType());
@@ -266,9 +286,12 @@ std::optional<WgmmaPlan> planWgmma(DotOp dot, unsigned numWarps) {
     return brickgpu::NVMMASharedEncodingAttr::get(context, swizzle, order);
   };
   WgmmaPlan plan;
-  plan.aShared = shared(dot.getA(), 1, 64);
+  // A's fragments: 4 registers per 16 rows of a warp and K step.
+  plan.aInRegisters = computedInRegisters(dot.getA()) && m / (16 * int64_t(warps[0])) * (k / instrK) * 4 <= aRegisterRoom;
+  if (!plan.aInRegisters)
+    plan.aShared = shared(dot.getA(), 1, 64);
   plan.bShared = shared(dot.getB(), 0, instrN);
-  if (!plan.aShared || !plan.bShared)
+  if ((!plan.aShared && !plan.aInRegisters) || !plan.bShared)
     return std::nullopt;
   plan.mma = MmaEncodingAttr::get(context, 3, warps, {64, unsigned(instrN)});
   return plan;
@@ -277,12 +300,19 @@ std::optional<WgmmaPlan> planWgmma(DotOp dot, unsigned numWarps) {
 struct AccelerateDotPass : impl::BrickGPUAccelerateDotBase<AccelerateDotPass> {
   using Base::Base;
 
+  /// The registers a thread may have, and the dot's accumulator's share of them.
+  static std::pair<int64_t, int64_t> registerBudget(DotOp dot, unsigned numWarps) {
+    auto c = cast<RankedTensorType>(dot.getType());
+    int64_t threads = 32 * int64_t(numWarps);
+    return {std::min<int64_t>(255, 65536 / threads),
+            c.getNumElements() * std::max(32u, c.getElementTypeBitWidth()) / 32 / threads};
+  }
+
   /// An error when the dot's accumulator and one K step of its operands need more registers than a thread has.
   LogicalResult checkRegisters(DotOp dot, unsigned numWarps, std::optional<SmallVector<unsigned>> mmaWarps) {
     auto c = cast<RankedTensorType>(dot.getType());
     int64_t threads = 32 * int64_t(numWarps);
-    int64_t limit = std::min<int64_t>(255, 65536 / threads);
-    int64_t accumulator = c.getNumElements() * std::max(32u, c.getElementTypeBitWidth()) / 32 / threads;
+    auto [limit, accumulator] = registerBudget(dot, numWarps);
     int64_t operands = 0;
     if (mmaWarps) { // one K step: a's fragment (4 registers) per 16 rows of a warp, b's (2) per 8 columns
       unsigned rank = c.getRank(), mDim = rank - 2, nDim = rank - 1;
@@ -316,7 +346,11 @@ struct AccelerateDotPass : impl::BrickGPUAccelerateDotBase<AccelerateDotPass> {
     for (DotOp dot : dots) {
       // A batched dot (a leading batch dimension) goes on mma.sync, each batch as a dot of its own.
       bool batched = cast<RankedTensorType>(dot.getType()).getRank() == 3;
-      std::optional<WgmmaPlan> wgmmaPlan = wgmma && !batched ? planWgmma(dot, numWarps) : std::nullopt;
+      // A computed in registers stays there while it and the accumulator take at most half of a thread's
+      // registers (the rest is for the kernel around the dot); else it goes through shared memory as well.
+      auto [registerLimit, accumulatorRegisters] = registerBudget(dot, numWarps);
+      std::optional<WgmmaPlan> wgmmaPlan =
+          wgmma && !batched ? planWgmma(dot, numWarps, registerLimit / 2 - accumulatorRegisters) : std::nullopt;
       if (wgmmaPlan) {
         if (::mlir::failed(checkRegisters(dot, numWarps, std::nullopt))) { // operands stay in shared memory
           failed = true;
@@ -325,7 +359,14 @@ struct AccelerateDotPass : impl::BrickGPUAccelerateDotBase<AccelerateDotPass> {
         OpBuilder builder(dot);
         Location loc = dot.getLoc();
         auto c = cast<RankedTensorType>(dot.getType());
-        Value a = toWgmmaOperand(builder, loc, dot.getA(), wgmmaPlan->aShared);
+        Value a;
+        if (wgmmaPlan->aInRegisters) {
+          unsigned kWidth = 32 / std::max(8u, getElementTypeOrSelf(dot.getA().getType()).getIntOrFloatBitWidth());
+          auto operand = DotOperandEncodingAttr::get(context, 0, wgmmaPlan->mma, kWidth);
+          a = ConvertLayoutOp::create(builder, loc, withEncoding(dot.getA().getType(), operand), dot.getA());
+        } else {
+          a = toWgmmaOperand(builder, loc, dot.getA(), wgmmaPlan->aShared);
+        }
         Value b = toWgmmaOperand(builder, loc, dot.getB(), wgmmaPlan->bShared);
         Value accumulator = ConvertLayoutOp::create(builder, loc, withEncoding(c, wgmmaPlan->mma), dot.getC());
         auto accelerated = brickgpu::WarpGroupDotOp::create(builder, loc, withEncoding(c, wgmmaPlan->mma), a, b,

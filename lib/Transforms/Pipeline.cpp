@@ -112,8 +112,11 @@ SmallVector<brickgpu::WarpGroupDotOp> asyncDots(scf::ForOp loop, ArrayRef<Prefet
         continue;
       // Every operand buffer must be prefetched (a ring slot, written iterations ahead) or made before the loop:
       // a buffer written in the loop body (a descriptor block left for brickgpu-lower-descriptor-loads) would be
-      // overwritten while the dot in flight still reads it.
-      for (Value operand : {dot.getA(), dot.getB()}) {
+      // overwritten while the dot in flight still reads it. An A in registers keeps the dot synchronous: the
+      // next iteration's A would be computed while the tensor cores still read this one's registers.
+      if (isa<RankedTensorType>(dot.getA().getType()))
+        return {};
+      for (Value operand : {Value(dot.getA()), Value(dot.getB())}) {
         bool prefetched = llvm::any_of(
             loads, [&](Prefetched q) { return q.alloc.getResult() == brickgpu::underlyingBuffer(operand); });
         if (!prefetched && loop->isAncestor(operand.getParentRegion()->getParentOp()))

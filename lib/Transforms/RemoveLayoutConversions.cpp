@@ -210,10 +210,47 @@ template <typename AxisOp> struct SinkConversionThroughAxisOp : OpRewritePattern
   }
 };
 
-/// Carries loop value `index` of `loop` in the layout its users in the loop convert it to, when every such
-/// conversion agrees and the value the loop yields comes from that layout or can be recomputed in it: the
-/// conversion then happens once, before the loop, instead of in every iteration. Leaves conversions to the old
-/// layout at the edges (the patterns above remove those that are not needed).
+/// A dot accumulator's layout (#mma) or a slice of one (its row or column reductions).
+bool isAccumulatorLayout(Attribute layout) {
+  if (auto slice = dyn_cast<SliceEncodingAttr>(layout))
+    return isa<brickgpu::MmaEncodingAttr>(slice.getParent());
+  return isa<brickgpu::MmaEncodingAttr>(layout);
+}
+
+/// The layout `user` wants loop value `argument` in, if any: a conversion's result layout. An elementwise user
+/// wants a dot accumulator's layout (or a slice of it) that it would then run in: the one another operand of it
+/// is converted from (a value not cheap to recompute: the op then sinks there), or the one the only user of its
+/// result converts it to when its other operands can be recomputed there (online softmax's `acc * correction`
+/// before a dot: the conversion then moves onto `argument`). Only accumulator layouts: converting a whole
+/// accumulator every iteration is what this saves; for small blocks the conversions it moves elsewhere (after
+/// the loop, into a later loop) can cost more than they save.
+std::optional<Attribute> layoutWanted(Operation *user, Value argument) {
+  if (auto convert = dyn_cast<ConvertLayoutOp>(user))
+    return layoutOf(convert.getResult());
+  if (!isElementwise(user))
+    return std::nullopt;
+  for (Value operand : user->getOperands())
+    if (auto convert = operand.getDefiningOp<ConvertLayoutOp>();
+        convert && operand != argument && isAccumulatorLayout(layoutOf(convert.getSrc())) &&
+        !canRecompute(convert.getSrc(), layoutOf(operand)))
+      return layoutOf(convert.getSrc());
+  Value result = user->getResult(0);
+  if (!result.hasOneUse())
+    return std::nullopt;
+  auto convert = dyn_cast<ConvertLayoutOp>(*result.getUsers().begin());
+  if (!convert || !isAccumulatorLayout(layoutOf(convert.getResult())))
+    return std::nullopt;
+  Attribute target = layoutOf(convert.getResult());
+  for (Value operand : user->getOperands())
+    if (operand != argument && !canRecompute(operand, target))
+      return std::nullopt;
+  return target;
+}
+
+/// Carries loop value `index` of `loop` in the layout its users in the loop want it in (layoutWanted), when they
+/// all agree and the value the loop yields comes from that layout or can be recomputed in it: the conversion
+/// then happens once, before the loop, instead of in every iteration. Leaves conversions to the old layout at
+/// the edges (the patterns above remove those that are not needed).
 bool carryInUsersLayout(scf::ForOp loop, unsigned index) {
   BlockArgument argument = loop.getRegionIterArg(index);
   auto type = dyn_cast<RankedTensorType>(argument.getType());
@@ -221,12 +258,12 @@ bool carryInUsersLayout(scf::ForOp loop, unsigned index) {
     return false;
   Attribute target;
   for (Operation *user : argument.getUsers()) {
-    auto convert = dyn_cast<ConvertLayoutOp>(user);
-    if (!convert)
+    std::optional<Attribute> wanted = layoutWanted(user, argument);
+    if (!wanted)
       continue;
-    if (target && target != layoutOf(convert.getResult()))
+    if (target && target != *wanted)
       return false;
-    target = layoutOf(convert.getResult());
+    target = *wanted;
   }
   if (!target || target == type.getEncoding())
     return false;

@@ -159,9 +159,12 @@ std::optional<Plan> planFor(func::FuncOp kernel, scf::ForOp loop) {
   }
   if (plan.loads.empty() || plan.dots.empty())
     return std::nullopt;
-  // Each dot reads ring slots only and only accumulates across iterations, so that it can stay in flight.
+  // Each dot reads ring slots only (no A in registers) and only accumulates across iterations, so that it can
+  // stay in flight.
   for (brickgpu::WarpGroupDotOp dot : plan.dots) {
-    for (Value operand : {dot.getA(), dot.getB()})
+    if (isa<RankedTensorType>(dot.getA().getType()))
+      return std::nullopt;
+    for (Value operand : {Value(dot.getA()), Value(dot.getB())})
       if (!llvm::any_of(plan.loads,
                         [&](auto &entry) { return entry.second.getResult() == brickgpu::underlyingBuffer(operand); }))
         return std::nullopt;

@@ -57,3 +57,38 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     return %w : tensor<64x64xf32, #mma>
   }
 }
+
+// -----
+
+// A in registers: inline PTX (the NVVM op takes A from shared memory only) with four 32-bit words of A per
+// instruction, each two f16 along K (or four i8), B's descriptor, and B's transpose bit (1: b contiguous along N).
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#dot_a = #brickgpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+#mma8 = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 32]}>
+#dot_a8 = #brickgpu.dot_op<{opIdx = 0, parent = #mma8, kWidth = 4}>
+#b = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#bk = #brickgpu.nvmma_shared<{swizzle = 32, order = [0, 1]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: llvm.func @registers_a
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK: llvm.bitcast %{{.*}} : vector<2xf16> to i32
+  // Two K steps of 16; the accumulator's 32 registers are tied to the outputs.
+  // CHECK-COUNT-2: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}, $31}, {$64, $65, $66, $67}, $68, p, 1, 1, 1;\0A}", "=f,{{.*}},=f,0,{{.*}},31,r,r,r,r,l"
+  // CHECK-NOT: nvvm.wgmma.mma_async
+  // CHECK: nvvm.wgmma.commit.group.sync.aligned
+  // CHECK: "wgmma.wait_group.sync.aligned 0;"
+  func.func @registers_a(%a: tensor<64x32xf16, #dot_a>, %c: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> {
+    %sb = brickgpu.local_alloc : () -> !brickgpu.memdesc<32x64xf16, #b>
+    %d = brickgpu.warpgroup_dot %a, %sb, %c : tensor<64x32xf16, #dot_a>, !brickgpu.memdesc<32x64xf16, #b> -> tensor<64x64xf32, #mma>
+    return %d : tensor<64x64xf32, #mma>
+  }
+  // s8 names no scales and no transpose.
+  // CHECK-LABEL: llvm.func @registers_a_i8
+  // CHECK: llvm.bitcast %{{.*}} : vector<4xi8> to i32
+  // CHECK: "{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;\0Awgmma.mma_async.sync.aligned.m64n32k32.s32.s8.s8 {$0, {{.*}}, $15}, {$32, $33, $34, $35}, $36, p;\0A}", "=r,{{.*}},r,r,r,r,l"
+  func.func @registers_a_i8(%a: tensor<64x32xi8, #dot_a8>, %c: tensor<64x32xi32, #mma8>) -> tensor<64x32xi32, #mma8> {
+    %sb = brickgpu.local_alloc : () -> !brickgpu.memdesc<32x32xi8, #bk>
+    %d = brickgpu.warpgroup_dot %a, %sb, %c : tensor<64x32xi8, #dot_a8>, !brickgpu.memdesc<32x32xi8, #bk> -> tensor<64x32xi32, #mma8>
+    return %d : tensor<64x32xi32, #mma8>
+  }
+}

@@ -105,3 +105,71 @@ module attributes {brickgpu.num_warps = 8 : i32} {
     return %d : tensor<64x128xf32, #l>
   }
 }
+
+// -----
+
+// An A computed in registers (attention's P = exp(S - max) as f16) stays there: wgmma reads it in the #dot_op
+// layout of its #mma accumulator. A loaded A (or a function argument) goes through shared memory, and so does
+// a computed one when it and the accumulator would take more than half of a thread's registers.
+#l = #brickgpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#k = #brickgpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+// CHECK-DAG: #[[MMA:.*]] = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+// CHECK-DAG: #[[DOT_A:.*]] = #brickgpu.dot_op<{opIdx = 0, parent = #[[MMA]], kWidth = 2}>
+// CHECK-DAG: #[[MMA8:.*]] = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 32]}>
+// CHECK-DAG: #[[DOT_A8:.*]] = #brickgpu.dot_op<{opIdx = 0, parent = #[[MMA8]], kWidth = 4}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: func.func @computed_a
+  // CHECK: %[[P:.*]] = arith.truncf
+  // CHECK: %[[A:.*]] = brickgpu.convert_layout %[[P]] : tensor<64x64xf16, #{{.*}}> -> tensor<64x64xf16, #[[DOT_A]]>
+  // CHECK-NOT: brickgpu.local_alloc %[[P]]
+  // CHECK: brickgpu.warpgroup_dot %[[A]], %{{.*}}, %{{.*}} : tensor<64x64xf16, #[[DOT_A]]>, !brickgpu.memdesc<64x64xf16, #{{.*}}> -> tensor<64x64xf32, #[[MMA]]>
+  func.func @computed_a(%s: tensor<64x64xf32, #l>, %b: tensor<64x64xf16, #l>, %c: tensor<64x64xf32, #l>) -> tensor<64x64xf32, #l> {
+    %e = math.exp2 %s : tensor<64x64xf32, #l>
+    %p = arith.truncf %e : tensor<64x64xf32, #l> to tensor<64x64xf16, #l>
+    %d = brick.dot %p, %b, %c : tensor<64x64xf16, #l> * tensor<64x64xf16, #l> -> tensor<64x64xf32, #l>
+    return %d : tensor<64x64xf32, #l>
+  }
+  // i8: four elements along K per register (B stored along K, as wgmma reads 8-bit operands).
+  // CHECK-LABEL: func.func @computed_a_i8
+  // CHECK: brickgpu.warpgroup_dot %{{.*}} : tensor<64x64xi8, #[[DOT_A8]]>
+  func.func @computed_a_i8(%x: tensor<64x64xi32, #l>, %b: tensor<64x32xi8, #k>, %c: tensor<64x32xi32, #l>) -> tensor<64x32xi32, #l> {
+    %a = arith.trunci %x : tensor<64x64xi32, #l> to tensor<64x64xi8, #l>
+    %d = brick.dot %a, %b, %c : tensor<64x64xi8, #l> * tensor<64x32xi8, #k> -> tensor<64x32xi32, #l>
+    return %d : tensor<64x32xi32, #l>
+  }
+  // A 128x128 f32 accumulator over 128 threads takes 128 registers each: no room for A.
+  // CHECK-LABEL: func.func @computed_a_no_room
+  // CHECK: %[[P:.*]] = arith.truncf
+  // CHECK: %[[SA:.*]] = brickgpu.local_alloc %[[P]]
+  // CHECK: brickgpu.warpgroup_dot %[[SA]]
+  func.func @computed_a_no_room(%s: tensor<128x64xf32, #l>, %b: tensor<64x128xf16, #l>, %c: tensor<128x128xf32, #l>) -> tensor<128x128xf32, #l> {
+    %p = arith.truncf %s : tensor<128x64xf32, #l> to tensor<128x64xf16, #l>
+    %d = brick.dot %p, %b, %c : tensor<128x64xf16, #l> * tensor<64x128xf16, #l> -> tensor<128x128xf32, #l>
+    return %d : tensor<128x128xf32, #l>
+  }
+  // CHECK-LABEL: func.func @loaded_a
+  // CHECK: %[[SA:.*]] = brickgpu.local_alloc
+  // CHECK: brickgpu.warpgroup_dot %[[SA]]
+  func.func @loaded_a(%pa: tensor<64x64x!brick.ptr<f16>, #l>, %b: tensor<64x64xf16, #l>, %c: tensor<64x64xf32, #l>) -> tensor<64x64xf32, #l> {
+    %a = brick.load %pa : tensor<64x64x!brick.ptr<f16>, #l>
+    %d = brick.dot %a, %b, %c : tensor<64x64xf16, #l> * tensor<64x64xf16, #l> -> tensor<64x64xf32, #l>
+    return %d : tensor<64x64xf32, #l>
+  }
+  // A block loaded before a loop (attention's queries) is stored into shared memory once, before the loop.
+  // CHECK-LABEL: func.func @invariant_a
+  // CHECK: %[[A:.*]] = brick.load
+  // CHECK-NEXT: %[[SA:.*]] = brickgpu.local_alloc %[[A]]
+  // CHECK: scf.for
+  // CHECK-NOT: brickgpu.local_alloc %[[A]]
+  // CHECK: brickgpu.warpgroup_dot %[[SA]]
+  func.func @invariant_a(%pa: tensor<64x64x!brick.ptr<f16>, #l>, %b: tensor<64x64xf16, #l>, %c: tensor<64x64xf32, #l>, %n: i32) -> tensor<64x64xf32, #l> {
+    %a = brick.load %pa : tensor<64x64x!brick.ptr<f16>, #l>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %c) -> (tensor<64x64xf32, #l>) : i32 {
+      %d = brick.dot %a, %b, %acc : tensor<64x64xf16, #l> * tensor<64x64xf16, #l> -> tensor<64x64xf32, #l>
+      scf.yield %d : tensor<64x64xf32, #l>
+    }
+    return %r : tensor<64x64xf32, #l>
+  }
+}

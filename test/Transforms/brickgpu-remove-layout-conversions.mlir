@@ -121,3 +121,45 @@ func.func @carry_in_users_layout(%p: tensor<64x64x!brick.ptr<f16>, #acc>, %n: i3
   }
   return %r#0 : tensor<64x64xf32, #acc>
 }
+
+// -----
+
+// Online softmax: the running max and sum and the output accumulator are carried in the dot's #mma layout (and
+// its row slice), though their users in the loop are elementwise ops in the blocked layout: an elementwise user
+// of a loop value runs in the layout another operand of it is converted from (the max: a reduction of the
+// scores), or in the one its result is converted to (acc * correction, before the dot). No whole block is
+// converted in the loop.
+#blk = #brickgpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+// CHECK-DAG: #[[MMA:.*]] = #brickgpu.mma<{version = 3
+// CHECK-DAG: #[[ROWS:.*]] = #brickgpu.slice<{dim = 1, parent = #[[MMA]]}>
+// CHECK-LABEL: func.func @online_softmax
+// CHECK: scf.for {{.*}} -> (tensor<64x64xf32, #[[MMA]]>, tensor<64xf32, #[[ROWS]]>)
+// CHECK-NOT: brickgpu.convert_layout {{.*}} : tensor<64x64xf32
+// CHECK: scf.yield
+module attributes {brickgpu.num_warps = 4 : i32} {
+  func.func @online_softmax(%scores: tensor<64x64xf32, #mma>, %acc0: tensor<64x64xf32, #blk>, %max0: tensor<64xf32, #brickgpu.slice<{dim = 1, parent = #blk}>>, %n: i32) -> tensor<64x64xf32, #blk> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %acc0, %max = %max0) -> (tensor<64x64xf32, #blk>, tensor<64xf32, #brickgpu.slice<{dim = 1, parent = #blk}>>) : i32 {
+      %s = arith.addf %scores, %scores : tensor<64x64xf32, #mma>
+      %top = "brick.reduce"(%s) <{axis = 1 : i32}> ({
+      ^bb0(%x: f32, %y: f32):
+        %m = arith.maxnumf %x, %y : f32
+        "brick.reduce.return"(%m) : (f32) -> ()
+      }) : (tensor<64x64xf32, #mma>) -> tensor<64xf32, #brickgpu.slice<{dim = 1, parent = #mma}>>
+      %top1 = brickgpu.convert_layout %top : tensor<64xf32, #brickgpu.slice<{dim = 1, parent = #mma}>> -> tensor<64xf32, #brickgpu.slice<{dim = 1, parent = #blk}>>
+      %newMax = arith.maxnumf %max, %top1 : tensor<64xf32, #brickgpu.slice<{dim = 1, parent = #blk}>>
+      %diff = arith.subf %max, %newMax : tensor<64xf32, #brickgpu.slice<{dim = 1, parent = #blk}>>
+      %correction = math.exp2 %diff : tensor<64xf32, #brickgpu.slice<{dim = 1, parent = #blk}>>
+      %column = brick.expand_dims %correction {axis = 1 : i32} : tensor<64xf32, #brickgpu.slice<{dim = 1, parent = #blk}>> -> tensor<64x1xf32, #blk>
+      %wide = brick.broadcast %column : tensor<64x1xf32, #blk> -> tensor<64x64xf32, #blk>
+      %scaled = arith.mulf %acc, %wide : tensor<64x64xf32, #blk>
+      %c = brickgpu.convert_layout %scaled : tensor<64x64xf32, #blk> -> tensor<64x64xf32, #mma>
+      %d = arith.addf %c, %s : tensor<64x64xf32, #mma>
+      %back = brickgpu.convert_layout %d : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blk>
+      scf.yield %back, %newMax : tensor<64x64xf32, #blk>, tensor<64xf32, #brickgpu.slice<{dim = 1, parent = #blk}>>
+    }
+    return %r#0 : tensor<64x64xf32, #blk>
+  }
+}

@@ -253,6 +253,23 @@ TEST_P(Examples, MatmulWarpGroupConfigs) {
                                                        .descriptors = true}));
 }
 
+// Fused attention: P = exp(S - max) feeds the second dot from registers on sm_90a (wgmma with A in registers)
+// unless the accumulators leave no room (head dimension 128 over 4 warps: P goes through shared memory), and
+// through mma.sync with sm_80 code.
+TEST_P(Examples, Attention) {
+  using examples::AttentionConfig;
+  using examples::runAttention;
+  EXPECT_PASSES(runAttention<f16>(device(), {.batchHeads = 3, .seqLen = 256, .headDim = 64}));
+  EXPECT_PASSES(runAttention<bf16>(device(), {.batchHeads = 2, .seqLen = 384, .headDim = 64}));
+  EXPECT_PASSES(runAttention<f16>(device(), {.batchHeads = 2, .seqLen = 256, .headDim = 128},
+                                  AttentionConfig{.blockM = 128, .blockN = 64, .warps = 8, .stages = 2}));
+  EXPECT_PASSES(runAttention<f16>(device(), {.batchHeads = 2, .seqLen = 256, .headDim = 128},
+                                  AttentionConfig{.blockM = 128, .blockN = 32, .warps = 4, .stages = 3}));
+  EXPECT_PASSES(runAttention<bf16>(device(), {.batchHeads = 5, .seqLen = 128, .headDim = 32},
+                                   AttentionConfig{.blockM = 64, .blockN = 32, .warps = 4, .stages = 2}));
+  EXPECT_PASSES(runAttention<f16>(device(), {.batchHeads = 2, .seqLen = 256, .headDim = 64, .targetCapability = 80}));
+}
+
 TEST_P(Examples, MoeLayer) {
   using examples::runMoe;
   // Decode (one token); a ragged batch (H and I not multiples of the tiles) with experts no token picks; sigmoid +

@@ -97,6 +97,40 @@ SmallVector<Value> emitPinnedWait(OpBuilder &b, Location loc, unsigned pending, 
   return unpack(b, loc, wait.getResult(0));
 }
 
+/// One wgmma whose A is in registers (`aWords`: the four 32-bit registers of the warp's 16 rows and one K step):
+/// inline PTX, as the NVVM op takes A from shared memory only. scale-d is 1 (accumulate); 16-bit inputs also name
+/// A's and B's scales (1) and whether B is transposed.
+Value emitRegisterAWgmma(OpBuilder &b, Location loc, LLVM::LLVMStructType tileType, Value tile,
+                         ArrayRef<Value> aWords, Value bDescriptor, int64_t instrN, int64_t instrK, StringRef accType,
+                         StringRef inputType, bool transposeB) {
+  unsigned results = tileType.getBody().size();
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n" +
+                     std::to_string(instrN) + "k" + std::to_string(instrK) + "." + accType.str() + "." +
+                     inputType.str() + "." + inputType.str() + " {";
+  std::string constraints;
+  for (unsigned i = 0; i < results; ++i) {
+    text += (i ? ", $" : "$") + std::to_string(i);
+    constraints += accType == "f32" ? "=f," : "=r,";
+  }
+  // Operands are numbered outputs first, then inputs: the accumulator tied to the outputs, A's words, B.
+  unsigned aFirst = 2 * results;
+  text += "}, {$" + std::to_string(aFirst) + ", $" + std::to_string(aFirst + 1) + ", $" + std::to_string(aFirst + 2) +
+          ", $" + std::to_string(aFirst + 3) + "}, $" + std::to_string(aFirst + 4) + ", p";
+  if (inputType != "s8")
+    text += std::string(", 1, 1, ") + (transposeB ? "1" : "0");
+  text += ";\n}";
+  SmallVector<Value> operands = unpack(b, loc, tile);
+  for (unsigned i = 0; i < results; ++i)
+    constraints += std::to_string(i) + ",";
+  constraints += "r,r,r,r,l";
+  llvm::append_range(operands, aWords);
+  operands.push_back(bDescriptor);
+  return LLVM::InlineAsmOp::create(b, loc, tileType, operands, text, constraints, /*has_side_effects=*/true,
+                                   /*is_align_stack=*/false, LLVM::TailCallKind::None, LLVM::AsmDialectAttr(),
+                                   ArrayAttr())
+      .getResult(0);
+}
+
 struct WarpGroupDotLowering : ConvertOpToLLVMPattern<brickgpu::WarpGroupDotOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
@@ -106,14 +140,19 @@ struct WarpGroupDotLowering : ConvertOpToLLVMPattern<brickgpu::WarpGroupDotOp> {
     MLIRContext *context = b.getContext();
     auto dType = cast<RankedTensorType>(op.getType());
     auto mma = cast<MmaEncodingAttr>(dType.getEncoding());
-    OperandAddressing a(op.getA().getType(), /*kDim=*/1), bOp(op.getB().getType(), /*kDim=*/0);
-    Type input = a.type.getElementType(), accElement = dType.getElementType();
+    // A in shared memory (addressed like B) or in registers (a #dot_op tensor).
+    auto aRegisters = dyn_cast<RankedTensorType>(op.getA().getType());
+    std::optional<OperandAddressing> a;
+    if (!aRegisters)
+      a.emplace(cast<MemDescType>(op.getA().getType()), /*kDim=*/1);
+    OperandAddressing bOp(op.getB().getType(), /*kDim=*/0);
+    Type input = bOp.type.getElementType(), accElement = dType.getElementType();
     unsigned bits = input.getIntOrFloatBitWidth();
-    if ((!a.kMajor() || !bOp.kMajor()) && bits != 16)
+    if (((a && !a->kMajor()) || !bOp.kMajor()) && bits != 16)
       return b.notifyMatchFailure(op, "wgmma transposes 16-bit operands only");
     if (!accElement.isF32() && !accElement.isInteger(32))
       return b.notifyMatchFailure(op, "wgmma accumulates in f32 or s32 here");
-    int64_t M = dType.getDimSize(0), N = dType.getDimSize(1), K = a.type.getShape()[1];
+    int64_t M = dType.getDimSize(0), N = dType.getDimSize(1), K = bOp.type.getShape()[0];
     int64_t instrN = mma.getInstrShape()[1], instrK = 256 / bits;
     ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
     int64_t rowsPerRep = 16 * int64_t(warps[0]), colsPerRep = instrN * int64_t(warps[1]);
@@ -138,12 +177,33 @@ struct WarpGroupDotLowering : ConvertOpToLLVMPattern<brickgpu::WarpGroupDotOp> {
       Value fixed = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(int64_t(operand.fixedBits())));
       return LLVM::OrOp::create(b, loc, fixed, start).getResult();
     };
-    Value aBase = descriptorBase(a, adaptor.getA(), groupM, a.byteOffset(0, 64));
+    Value aBase = a ? descriptorBase(*a, adaptor.getA(), groupM, a->byteOffset(0, 64)) : Value();
     Value bBase = descriptorBase(bOp, adaptor.getB(), groupN, bOp.byteOffset(0, instrN));
     auto descriptor = [&](Value base, int64_t byteOffset) -> Value {
       if (byteOffset == 0)
         return base;
       return LLVM::AddOp::create(b, loc, base, LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(byteOffset >> 4)));
+    };
+
+    // A's registers for rows m.. m + 15 of the warp and K step k: the words at (m, k), (m + 8, k), (m, k + 4 w),
+    // (m + 8, k + 4 w), each w = kWidth elements along K (consecutive registers of the #dot_op layout).
+    SmallVector<Value> aValues;
+    std::optional<RegisterIndex> aIndex;
+    unsigned kWidth = 32 / bits;
+    if (aRegisters) {
+      aValues = unpack(b, loc, adaptor.getA());
+      aIndex.emplace(brickgpu::getLinearLayout(aRegisters));
+    }
+    Type llvmInput = getTypeConverter()->convertType(input);
+    auto aWords = [&](int64_t m, int64_t k) {
+      SmallVector<Value> words;
+      for (int64_t r = 0; r < 4; ++r) {
+        unsigned first = aIndex->at(m + 8 * (r % 2), k + 4 * kWidth * (r / 2));
+        SmallVector<Value> elements(aValues.begin() + first, aValues.begin() + first + kWidth);
+        Value vector = buildVector(b, loc, VectorType::get({kWidth}, llvmInput), elements);
+        words.push_back(LLVM::BitcastOp::create(b, loc, b.getI32Type(), vector));
+      }
+      return words;
     };
 
     RegisterIndex index(brickgpu::getLinearLayout(dType));
@@ -152,7 +212,7 @@ struct WarpGroupDotLowering : ConvertOpToLLVMPattern<brickgpu::WarpGroupDotOp> {
     auto tileType = LLVM::LLVMStructType::getLiteral(context, SmallVector<Type>(instrN / 2, llvmAcc));
     NVVM::WGMMATypes inputType = wgmmaType(input);
     NVVM::WGMMATypes accType = accElement.isF32() ? NVVM::WGMMATypes::f32 : NVVM::WGMMATypes::s32;
-    auto layoutA = a.kMajor() ? NVVM::MMALayout::row : NVVM::MMALayout::col;
+    auto layoutA = !a || a->kMajor() ? NVVM::MMALayout::row : NVVM::MMALayout::col;
     auto layoutB = bOp.kMajor() ? NVVM::MMALayout::col : NVVM::MMALayout::row;
     auto one = NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one);
 
@@ -167,8 +227,14 @@ struct WarpGroupDotLowering : ConvertOpToLLVMPattern<brickgpu::WarpGroupDotOp> {
         for (auto [i, reg] : llvm::enumerate(registers))
           tile = LLVM::InsertValueOp::create(b, loc, tile, acc[reg], i);
         for (int64_t k = 0; k < K; k += instrK) {
+          if (aRegisters) {
+            tile = emitRegisterAWgmma(b, loc, tileType, tile, aWords(m, k), descriptor(bBase, bOp.byteOffset(k, n)),
+                                      instrN, instrK, stringifyWGMMATypes(accType), stringifyWGMMATypes(inputType),
+                                      !bOp.kMajor());
+            continue;
+          }
           tile = NVVM::WgmmaMmaAsyncOp::create(
-              b, loc, tileType, tile, descriptor(aBase, a.byteOffset(k, m)), descriptor(bBase, bOp.byteOffset(k, n)),
+              b, loc, tileType, tile, descriptor(aBase, a->byteOffset(k, m)), descriptor(bBase, bOp.byteOffset(k, n)),
               NVVM::MMAShapeAttr::get(context, 64, instrN, instrK), NVVM::WGMMATypesAttr::get(context, inputType),
               NVVM::WGMMATypesAttr::get(context, inputType), NVVM::WGMMATypesAttr::get(context, accType),
               NVVM::WGMMAScaleOutAttr::get(context, NVVM::WGMMAScaleOut::one), one, one,

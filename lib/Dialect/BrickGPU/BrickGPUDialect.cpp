@@ -362,9 +362,8 @@ LogicalResult DotOperandEncodingAttr::verify(function_ref<InFlightDiagnostic()> 
     return emitError() << "opIdx is 0 (the dot's a) or 1 (its b), got " << opIdx;
   if (!parent)
     return emitError() << "a dot operand needs an #mma parent";
-  if (parent.getVersionMajor() != 2)
-    return emitError() << "dot operands in registers are for mma version 2 (mma.sync); wgmma reads both from shared "
-                          "memory";
+  if (parent.getVersionMajor() != 2 && opIdx != 0)
+    return emitError() << "wgmma (an mma version 3 parent) reads B from shared memory; only A may be in registers";
   if (kWidth != 1 && kWidth != 2 && kWidth != 4)
     return emitError() << "kWidth (elements along K per 32-bit register) is 1, 2 or 4, got " << kWidth;
   return success();
@@ -387,10 +386,17 @@ LinearLayout DotOperandEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) con
   // The parent's warp bits, N first, then M, then batch: warps along the other operand's dimension hold the same
   // elements; both operands follow the batch warps.
   LinearLayout::Coordinate none(rank, 0);
-  for (unsigned i = 1; i < wpc[nDim]; i *= 2)
-    warps.push_back(getOpIdx() == 1 ? basisAlong(shape, nDim, 8 * i) : none);
-  for (unsigned i = 1; i < wpc[mDim]; i *= 2)
-    warps.push_back(getOpIdx() == 0 ? basisAlong(shape, mDim, 16 * i) : none);
+  if (getParent().isWarpGroup()) {
+    // wgmma's A: the parent's warps run along M first (see MmaEncodingAttr::toLinearLayout), 16 rows each.
+    appendSteps(warps, shape, mDim, 16, wpc[mDim]);
+    for (unsigned i = 1; i < wpc[nDim]; i *= 2)
+      warps.push_back(none);
+  } else {
+    for (unsigned i = 1; i < wpc[nDim]; i *= 2)
+      warps.push_back(getOpIdx() == 1 ? basisAlong(shape, nDim, 8 * i) : none);
+    for (unsigned i = 1; i < wpc[mDim]; i *= 2)
+      warps.push_back(getOpIdx() == 0 ? basisAlong(shape, mDim, 16 * i) : none);
+  }
   if (rank == 3)
     appendSteps(warps, shape, 0, 1, wpc[0]);
   appendRepeats(registers, shape, kDim, getInstrK());
@@ -665,18 +671,38 @@ LogicalResult AsyncTMACopyGlobalToLocalOp::verify() {
 }
 
 LogicalResult WarpGroupDotOp::verify() {
-  MemDescType a = getA().getType(), b = getB().getType();
+  Type a = getA().getType();
+  MemDescType b = getB().getType();
   auto d = cast<RankedTensorType>(getType());
   auto mma = dyn_cast_if_present<MmaEncodingAttr>(d.getEncoding());
   if (!mma || !mma.isWarpGroup())
     return emitOpError() << "accumulates in an #mma version 3 layout, not " << d;
-  if (!isa<NVMMASharedEncodingAttr>(a.getEncoding()) || !isa<NVMMASharedEncodingAttr>(b.getEncoding()))
-    return emitOpError() << "reads both operands from #brickgpu.nvmma_shared buffers; got " << a << " and " << b;
-  if (a.getShape().size() != 2 || b.getShape().size() != 2 || a.getShape()[1] != b.getShape()[0] ||
-      a.getShape()[0] != d.getDimSize(0) || b.getShape()[1] != d.getDimSize(1))
+  if (!isa<NVMMASharedEncodingAttr>(b.getEncoding()))
+    return emitOpError() << "reads B from an #brickgpu.nvmma_shared buffer; got " << b;
+  ArrayRef<int64_t> aShape;
+  Type aElement;
+  if (auto buffer = dyn_cast<MemDescType>(a)) {
+    if (!isa<NVMMASharedEncodingAttr>(buffer.getEncoding()))
+      return emitOpError() << "reads A from an #brickgpu.nvmma_shared buffer or from registers; got " << a;
+    aShape = buffer.getShape();
+    aElement = buffer.getElementType();
+  } else {
+    auto registers = cast<RankedTensorType>(a);
+    auto operand = dyn_cast_if_present<DotOperandEncodingAttr>(registers.getEncoding());
+    unsigned kWidth = 32 / std::max(8u, registers.getElementTypeBitWidth());
+    if (!operand || operand.getOpIdx() != 0 || operand.getParent() != mma || operand.getKWidth() != kWidth ||
+        !(registers.getElementType().isF16() || registers.getElementType().isBF16() ||
+          registers.getElementType().isInteger(8)))
+      return emitOpError() << "takes A in registers as f16, bf16 or i8 in #brickgpu.dot_op<{opIdx = 0, parent = "
+                              "(the result's #mma), kWidth = " << kWidth << "}>; got " << a;
+    aShape = registers.getShape();
+    aElement = registers.getElementType();
+  }
+  if (aShape.size() != 2 || b.getShape().size() != 2 || aShape[1] != b.getShape()[0] || aShape[0] != d.getDimSize(0) ||
+      b.getShape()[1] != d.getDimSize(1))
     return emitOpError() << "multiplies M x K by K x N into M x N; got " << a << " * " << b << " -> " << d;
-  if (a.getElementType() != b.getElementType())
-    return emitOpError() << "operands of one element type; got " << a.getElementType() << " and " << b.getElementType();
+  if (aElement != b.getElementType())
+    return emitOpError() << "operands of one element type; got " << aElement << " and " << b.getElementType();
   // Each warpgroup's instruction tile must lie inside the block.
   ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
   if (d.getDimSize(0) % (16 * warps[0]) != 0 || d.getDimSize(1) % (int64_t(mma.getInstrShape()[1]) * warps[1]) != 0)

@@ -118,8 +118,40 @@ func.func @f(%x: !brickgpu.memdesc<64x32xf16, #brickgpu.nvmma_shared<{swizzle = 
 
 // -----
 
-// expected-error @+1 {{dot operands in registers are for mma version 2}}
-func.func @f(%x: tensor<64x32xf16, #brickgpu.dot_op<{opIdx = 0, parent = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 32]}>, kWidth = 2}>>) { return }
+// expected-error @+1 {{wgmma (an mma version 3 parent) reads B from shared memory; only A may be in registers}}
+func.func @f(%x: tensor<32x64xf16, #brickgpu.dot_op<{opIdx = 1, parent = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 32]}>, kWidth = 2}>>) { return }
+
+// -----
+
+// An A in registers must be in the #dot_op layout of the result's #mma, with kWidth elements per 32-bit register.
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#other = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 32]}>
+#nv = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+func.func @f(%a: tensor<64x64xf16, #brickgpu.dot_op<{opIdx = 0, parent = #other, kWidth = 2}>>, %b: !brickgpu.memdesc<64x64xf16, #nv>, %c: tensor<64x64xf32, #mma>) {
+  // expected-error @+1 {{takes A in registers as f16, bf16 or i8 in #brickgpu.dot_op<{opIdx = 0, parent = (the result's #mma), kWidth = 2}>}}
+  %d = brickgpu.warpgroup_dot %a, %b, %c : tensor<64x64xf16, #brickgpu.dot_op<{opIdx = 0, parent = #other, kWidth = 2}>>, !brickgpu.memdesc<64x64xf16, #nv> -> tensor<64x64xf32, #mma>
+  return
+}
+
+// -----
+
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#nv = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+func.func @f(%a: tensor<64x64xf16, #brickgpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 4}>>, %b: !brickgpu.memdesc<64x64xf16, #nv>, %c: tensor<64x64xf32, #mma>) {
+  // expected-error @+1 {{kWidth = 2}}
+  %d = brickgpu.warpgroup_dot %a, %b, %c : tensor<64x64xf16, #brickgpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 4}>>, !brickgpu.memdesc<64x64xf16, #nv> -> tensor<64x64xf32, #mma>
+  return
+}
+
+// -----
+
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#nv = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+func.func @f(%a: tensor<64x32xf16, #brickgpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>>, %b: !brickgpu.memdesc<64x64xf16, #nv>, %c: tensor<64x64xf32, #mma>) {
+  // expected-error @+1 {{multiplies M x K by K x N into M x N}}
+  %d = brickgpu.warpgroup_dot %a, %b, %c : tensor<64x32xf16, #brickgpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>>, !brickgpu.memdesc<64x64xf16, #nv> -> tensor<64x64xf32, #mma>
+  return
+}
 
 // -----
 
