@@ -801,7 +801,7 @@ examples::AttentionConfig parseAttentionConfig(const char *text) {
 
 /// 131072 query rows in all, as 128 heads (batch 4 x 32) of 1024, 32 of 4096 or 8 of 16384, head dimension 64 or
 /// 128; BRICK_BENCH_ATTENTION_SHAPES ("heads,seqLen,headDim;...") replaces the list. Each config (the default
-/// examples::AttentionConfig unless listed) is checked on three rows against float64 before it is timed.
+/// examples::attentionConfig unless listed) is checked on three rows against float64 before it is timed.
 void benchAttention(const std::vector<examples::AttentionConfig> &sweep) {
   struct Shape {
     int heads, seqLen, headDim;
@@ -839,7 +839,7 @@ void benchAttention(const std::vector<examples::AttentionConfig> &sweep) {
                       std::to_string(d);
     std::vector<examples::AttentionConfig> configs = sweep;
     if (configs.empty())
-      configs.push_back(examples::AttentionConfig{});
+      configs.push_back(examples::attentionConfig(int(d)));
     for (size_t index = 0; index < configs.size(); ++index) {
       const examples::AttentionConfig &config = configs[index];
       LaunchOptions options{.numWarps = config.warps, .numStages = config.stages, .device = device};

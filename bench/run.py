@@ -7,7 +7,7 @@
   python3 bench/run.py --matmul-sweep path/to/brick-bench 128,128,64,8,8,3 ...   (matmul configs vs cuBLAS)
   python3 bench/run.py --autotune path/to/brick-bench (the autotuner vs exhaustive sweeps; tuning time vs Triton)
   python3 bench/run.py --moe path/to/brick-bench [CFG...] (the MoE layer vs Triton's fused_moe: bench/moe.py)
-  python3 bench/run.py --attention path/to/brick-bench [CFG...] (fused attention vs Triton and torch: bench/attention.py)
+  python3 bench/run.py --attention path/to/brick-bench [CFG...] (vs Triton and torch: bench/attention.py)
 
 Brick's numbers come from brick-bench (CUDA events, L2 flushed, median of 50); torch's and Triton's from
 triton.testing.do_bench (which also flushes L2; median). Prints a table of GB/s and ratios, and the JSON.

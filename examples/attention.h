@@ -47,8 +47,15 @@ template <ElementTag T = f16> auto attention() {
 /// How to launch attention: the tiles, warps and pipeline stages.
 struct AttentionConfig {
   int blockM = 128, blockN = 64;
-  unsigned warps = 8, stages = 3;
+  unsigned warps = 8, stages = 2;
 };
+
+/// Two warpgroups of 64 query rows each, over 128 keys a step for a head dimension up to 64 and 64 beyond (the
+/// accumulator, the scores and P then take about half of a thread's registers). On an H100 these were the best
+/// of five configs at every bench shape (bench/run --attention with a sweep).
+inline AttentionConfig attentionConfig(int headDim) {
+  return AttentionConfig{128, headDim <= 64 ? 128 : 64, 8, 2};
+}
 
 } // namespace examples
 

@@ -12,7 +12,7 @@ Check runAttention(const brick::runtime::Device &device, const AttentionProblem 
                    std::optional<AttentionConfig> given) {
   using namespace host;
   const int heads = problem.batchHeads, seqLen = problem.seqLen, d = problem.headDim;
-  AttentionConfig config = given.value_or(AttentionConfig{});
+  AttentionConfig config = given.value_or(attentionConfig(d));
   std::string what = std::string("attention ") + (std::is_same_v<T, brick::f16> ? "f16" : "bf16") + " " +
                      std::to_string(heads) + " heads x " + std::to_string(seqLen) + " x " + std::to_string(d) +
                      ", " + std::to_string(config.blockM) + "x" + std::to_string(config.blockN) + " blocks";

@@ -75,10 +75,10 @@ const std::vector<Example> &catalog() {
            "128x128x32 blocks, 4 warps, 4 stages)",
            matmulPersistent<brick::f16>(), descriptorMatmul(128, 128, 32, 8), MatmulConfig{}.warps, MatmulConfig{}.stages),
       make("attention",
-           "fused attention forward, softmax(Q K^T * scale) V (f16, 128 query rows x 64 keys a step, head dim 64, 8 "
-           "warps, 3 stages)",
-           attention<brick::f16>(), attentionSpecialization(128, 64, 64), AttentionConfig{}.warps,
-           AttentionConfig{}.stages),
+           "fused attention forward, softmax(Q K^T * scale) V (f16, 128 query rows x 128 keys a step, head dim 64, "
+           "8 warps, 2 stages)",
+           attention<brick::f16>(), attentionSpecialization(128, 128, 64), attentionConfig(64).warps,
+           attentionConfig(64).stages),
       make("moe", "MoE grouped GEMM 1 with silu(gate) * up (bf16, 64x64x64 tiles, GROUP_M = 8)", moeGateUp<brick::bf16>(),
            {aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, dyn, dyn, aligned, one,
             aligned, aligned, one, aligned, one, 64, 64, 64, 8}),

@@ -63,7 +63,7 @@ Check runMoe(const brick::runtime::Device &device, const MoeShape &shape, MoeWei
              std::optional<MoeConfig> config = std::nullopt);
 
 /// Fused attention (examples/attention.h) over `batchHeads` heads of `seqLen` rows of `headDim`, checked against
-/// float64; `config`: AttentionConfig{} unless given.
+/// float64; `config`: attentionConfig(headDim) unless given.
 struct AttentionProblem {
   int batchHeads, seqLen, headDim;
   unsigned targetCapability = 0; // LaunchOptions::targetCapability
