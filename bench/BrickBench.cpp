@@ -856,25 +856,13 @@ void benchAttention(const std::vector<examples::AttentionConfig> &sweep) {
       std::vector<uint16_t> out(size_t(rows * d));
       check(dout.copyToHost(out.data(), bytes));
       double errorSquared = 0, normSquared = 0;
+      std::vector<double> expected(static_cast<size_t>(d));
       for (int64_t row : {int64_t(0), rows / 2 + 5, rows - 1}) {
-        int64_t first = row / shape.seqLen * shape.seqLen;
-        std::vector<double> p(shape.seqLen);
-        double top = -INFINITY, total = 0;
-        for (int j = 0; j < shape.seqLen; ++j) {
-          double s = 0;
-          for (int64_t c = 0; c < d; ++c)
-            s += double(q[size_t(row * d + c)]) * k[size_t((first + j) * d + c)];
-          top = std::max(top, p[j] = s * scale);
-        }
-        for (double &x : p)
-          total += (x = std::exp(x - top));
+        examples::attentionReferenceRow(q.data(), k.data(), v.data(), row, shape.seqLen, int(d), scale,
+                                        expected.data());
         for (int64_t c = 0; c < d; ++c) {
-          double o = 0;
-          for (int j = 0; j < shape.seqLen; ++j)
-            o += p[j] * v[size_t((first + j) * d + c)];
-          o /= total;
           double got = halfToFloat(out[size_t(row * d + c)]);
-          errorSquared += (got - o) * (got - o), normSquared += o * o;
+          errorSquared += (got - expected[c]) * (got - expected[c]), normSquared += expected[c] * expected[c];
         }
       }
       if (!(std::sqrt(errorSquared / normSquared) <= 2e-3))

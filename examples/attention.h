@@ -4,7 +4,9 @@
 
 #include "brick/brick.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace examples {
 using namespace brick;
@@ -42,6 +44,29 @@ template <ElementTag T = f16> auto attention() {
     });
     o.store({queryRow, 0}, (acc / rowSum.column()).to<T>());
   });
+}
+
+/// Row `row` of O in float64 (q, k and v as the kernel reads them: [heads * seqLen, headDim], row-major; the row's
+/// head is row / seqLen), into `out` (headDim values). The check the host program and the benchmark share.
+inline void attentionReferenceRow(const float *q, const float *k, const float *v, int64_t row, int seqLen,
+                                  int headDim, float scale, double *out) {
+  int64_t first = row / seqLen * seqLen;
+  std::vector<double> p(seqLen);
+  double top = -INFINITY, total = 0;
+  for (int j = 0; j < seqLen; ++j) {
+    double s = 0;
+    for (int c = 0; c < headDim; ++c)
+      s += double(q[row * headDim + c]) * k[(first + j) * headDim + c];
+    top = std::max(top, p[j] = s * scale);
+  }
+  for (double &x : p)
+    total += (x = std::exp(x - top));
+  for (int c = 0; c < headDim; ++c) {
+    double o = 0;
+    for (int j = 0; j < seqLen; ++j)
+      o += p[j] * v[(first + j) * headDim + c];
+    out[c] = o / total;
+  }
 }
 
 /// How to launch attention: the tiles, warps and pipeline stages.

@@ -50,29 +50,12 @@ Check runAttention(const brick::runtime::Device &device, const AttentionProblem 
   auto out = download<typename Memory<T>::Stored>(*dout, elements, check.failure);
 
   // float64 reference: softmax(q k^T * scale) v, row by row.
-  std::vector<double> got, ref, scores(seqLen);
-  for (int h = 0; h < heads; ++h)
-    for (int i = 0; i < seqLen; ++i) {
-      size_t row = size_t(h) * seqLen + i;
-      double top = -INFINITY;
-      for (int j = 0; j < seqLen; ++j) {
-        double s = 0;
-        for (int c = 0; c < d; ++c)
-          s += double(q[row * d + c]) * k[(size_t(h) * seqLen + j) * d + c];
-        scores[j] = s * scale;
-        top = std::max(top, scores[j]);
-      }
-      double total = 0;
-      for (double &s : scores)
-        total += (s = std::exp(s - top));
-      for (int c = 0; c < d; ++c) {
-        double o = 0;
-        for (int j = 0; j < seqLen; ++j)
-          o += scores[j] * v[(size_t(h) * seqLen + j) * d + c];
-        ref.push_back(o / total);
-        got.push_back(double(Memory<T>::to(out[row * d + c])));
-      }
-    }
+  std::vector<double> got, ref(elements);
+  for (int64_t row = 0; row < rows; ++row) {
+    attentionReferenceRow(q.data(), k.data(), v.data(), row, seqLen, d, scale, &ref[size_t(row) * d]);
+    for (int c = 0; c < d; ++c)
+      got.push_back(double(Memory<T>::to(out[size_t(row) * d + c])));
+  }
   check.error = relativeError(got, ref);
   return check;
 }

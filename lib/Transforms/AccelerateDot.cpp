@@ -287,7 +287,8 @@ std::optional<WgmmaPlan> planWgmma(DotOp dot, unsigned numWarps, int64_t aRegist
   };
   WgmmaPlan plan;
   // A's fragments: 4 registers per 16 rows of a warp and K step.
-  plan.aInRegisters = computedInRegisters(dot.getA()) && m / (16 * int64_t(warps[0])) * (k / instrK) * 4 <= aRegisterRoom;
+  plan.aInRegisters =
+      computedInRegisters(dot.getA()) && m / (16 * int64_t(warps[0])) * (k / instrK) * 4 <= aRegisterRoom;
   if (!plan.aInRegisters)
     plan.aShared = shared(dot.getA(), 1, 64);
   plan.bShared = shared(dot.getB(), 0, instrN);
@@ -361,8 +362,7 @@ struct AccelerateDotPass : impl::BrickGPUAccelerateDotBase<AccelerateDotPass> {
         auto c = cast<RankedTensorType>(dot.getType());
         Value a;
         if (wgmmaPlan->aInRegisters) {
-          unsigned kWidth = 32 / std::max(8u, getElementTypeOrSelf(dot.getA().getType()).getIntOrFloatBitWidth());
-          auto operand = DotOperandEncodingAttr::get(context, 0, wgmmaPlan->mma, kWidth);
+          auto operand = DotOperandEncodingAttr::get(context, 0, wgmmaPlan->mma, *mmaKWidth(dot));
           a = ConvertLayoutOp::create(builder, loc, withEncoding(dot.getA().getType(), operand), dot.getA());
         } else {
           a = toWgmmaOperand(builder, loc, dot.getA(), wgmmaPlan->aShared);

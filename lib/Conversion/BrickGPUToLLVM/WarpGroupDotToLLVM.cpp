@@ -189,10 +189,11 @@ struct WarpGroupDotLowering : ConvertOpToLLVMPattern<brickgpu::WarpGroupDotOp> {
     // (m + 8, k + 4 w), each w = kWidth elements along K (consecutive registers of the #dot_op layout).
     SmallVector<Value> aValues;
     std::optional<RegisterIndex> aIndex;
-    unsigned kWidth = 32 / bits;
+    unsigned kWidth = 0;
     if (aRegisters) {
       aValues = unpack(b, loc, adaptor.getA());
       aIndex.emplace(brickgpu::getLinearLayout(aRegisters));
+      kWidth = cast<brickgpu::DotOperandEncodingAttr>(aRegisters.getEncoding()).getKWidth();
     }
     Type llvmInput = getTypeConverter()->convertType(input);
     auto aWords = [&](int64_t m, int64_t k) {
