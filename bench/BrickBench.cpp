@@ -264,8 +264,11 @@ template <ElementTag T> struct MatmulShape {
     options.targetCapability = targetCapability;
     options.warpSpecialize = config.warpSpecialize;
     if (persistent) {
-      unsigned sms = unsigned(device->multiprocessors());
-      return persistentKernel().launch(Grid{std::min(config.programs(m, n), sms)}, options,
+      // One program per SM, in whole clusters.
+      options.clusterSize = config.clusterSize;
+      unsigned sms = unsigned(device->multiprocessors()) / config.clusterSize * config.clusterSize;
+      unsigned programs = (config.programs(m, n) + config.clusterSize - 1) / config.clusterSize * config.clusterSize;
+      return persistentKernel().launch(Grid{std::min(programs, sms)}, options,
                                        TensorDescriptorArg::of(da, {m, k}, {k, 1}, {config.blockM, config.blockK}),
                                        TensorDescriptorArg::of(db, {k, n}, {n, 1}, {config.blockK, config.blockN}),
                                        TensorDescriptorArg::of(dc, {m, n}, {n, 1}, {config.blockM, config.blockN}), m, n,
@@ -329,15 +332,21 @@ template <ElementTag T> struct MatmulShape {
   }
 };
 
-/// "128,128,64,8,8,3" (BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, warps, stages), and ",ws" for a warp-specialized launch.
+/// "128,128,64,8,8,3" (BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, warps, stages), ",ws" for a warp-specialized launch,
+/// then ",c2" (or c4, c8) for clusters of that many programs (the persistent kernel's).
 examples::MatmulConfig parseMatmulConfig(const char *text) {
   examples::MatmulConfig config;
   int consumed = 0;
-  if (std::sscanf(text, "%d,%d,%d,%d,%u,%u%n", &config.blockM, &config.blockN, &config.blockK, &config.groupM,
-                  &config.warps, &config.stages, &consumed) != 6 ||
-      (text[consumed] && std::string(text + consumed) != ",ws"))
-    fail(std::string("a matmul config is BLOCK_M,BLOCK_N,BLOCK_K,GROUP_M,warps,stages[,ws], got '") + text + "'");
-  config.warpSpecialize = text[consumed] != 0;
+  bool parsed = std::sscanf(text, "%d,%d,%d,%d,%u,%u%n", &config.blockM, &config.blockN, &config.blockK,
+                            &config.groupM, &config.warps, &config.stages, &consumed) == 6;
+  std::string tail = parsed ? text + consumed : "";
+  if (tail.rfind(",ws", 0) == 0)
+    config.warpSpecialize = true, tail = tail.substr(3);
+  if (tail == ",c2" || tail == ",c4" || tail == ",c8")
+    config.clusterSize = unsigned(tail[2] - '0'), tail.clear();
+  if (!parsed || !tail.empty())
+    fail(std::string("a matmul config is BLOCK_M,BLOCK_N,BLOCK_K,GROUP_M,warps,stages[,ws][,c2|c4|c8], got '") + text +
+         "'");
   return config;
 }
 
@@ -460,9 +469,10 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
       problem.persistent = persistent;
       for (const examples::MatmulConfig &config : sweep) {
         char key[160];
-        std::snprintf(key, sizeof(key), "matmul_%s_%s_cfg%d,%d,%d,%d,%u,%u%s", type.c_str(), shape.c_str(),
+        std::snprintf(key, sizeof(key), "matmul_%s_%s_cfg%d,%d,%d,%d,%u,%u%s%s", type.c_str(), shape.c_str(),
                       config.blockM, config.blockN, config.blockK, config.groupM, config.warps, config.stages,
-                      config.warpSpecialize ? ",ws" : "");
+                      config.warpSpecialize ? ",ws" : "",
+                      config.clusterSize > 1 ? (",c" + std::to_string(config.clusterSize)).c_str() : "");
         reportOrRefusal(key, problem, config);
         std::fflush(stdout); // a sweep cut short keeps what it measured
       }
@@ -529,6 +539,10 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
           report("matmul_ws_" + type + shape, problem.measure(config));
           problem.persistent = true;
           report("matmul_persistent_ws_" + type + shape, problem.measure(config));
+          // In clusters of 2 that load each B block once (TMA multicast).
+          examples::MatmulConfig clustered = config;
+          clustered.clusterSize = 2;
+          report("matmul_persistent_ws_c2_" + type + shape, problem.measure(clustered));
         };
         if (bf16)
           run(brick::bf16{});

@@ -195,11 +195,13 @@ def print_matmul(brick, anchors, title="matmul (TFLOP/s)"):
     keys = [f"matmul_{n}_{M}x{N}x{K}" for n in ("fp16", "bf16") for (M, N, K) in MATMUL_SHAPES]
     keys.append("matmul_tf32_4096x4096x4096")
     keys += [f"matmul_descriptors_{n}_{M}x{N}x{K}" for n in ("fp16", "bf16") for (M, N, K) in MATMUL_SHAPES]
-    keys += [f"matmul_{kind}_{n}_{M}x{N}x{K}" for kind in ("ws", "persistent_ws") for n in ("fp16", "bf16")
+    keys += [f"matmul_{kind}_{n}_{M}x{N}x{K}" for kind in ("ws", "persistent_ws", "persistent_ws_c2")
+             for n in ("fp16", "bf16")
              for (M, N, K) in MATMUL_SHAPES if M > 16 and f"matmul_{kind}_{n}_{M}x{N}x{K}_TFLOPs" in brick]
     for key in keys:
         b = brick[key + "_TFLOPs"]
-        plain = key.replace("descriptors_", "").replace("persistent_ws_", "").replace("ws_", "")
+        plain = (key.replace("descriptors_", "").replace("persistent_ws_c2_", "").replace("persistent_ws_", "")
+                 .replace("ws_", ""))
         cub = anchors[plain + "_cublas"]
         tri = anchors.get(plain + "_triton")
         tri_text = f"{tri:8.1f}" if tri else f"{'-':>8s}"

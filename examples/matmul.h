@@ -94,19 +94,31 @@ template <ElementTag T = f16, ElementTag Out = T> auto matmulDescriptorsTranspos
 
 /// The same product as a persistent kernel: launch as many programs as the GPU runs at once (one per SM); each
 /// takes tiles program_id, program_id + num_programs, ... in the grouped order. With warp specialization (sm_90a)
-/// the producer warpgroup fills the next tile's slots while the consumers store this one.
+/// the producer warpgroup fills the next tile's slots while the consumers store this one. Launched in clusters
+/// (LaunchOptions::clusterSize), a cluster takes C consecutive tiles at a time, one per program; where they lie in
+/// one column of tiles (a group of GROUP_M rows holds whole clusters) they read the same blocks of B, which the
+/// cluster then loads once (sharedByCluster: TMA multicast in a warp-specialized loop).
 template <ElementTag T = f16, ElementTag Out = T> auto matmulPersistent(Precision precision = Precision::TF32) {
   using Accumulator = std::conditional_t<std::is_same_v<T, i8>, i32, f32>;
   return kernel("matmul_persistent", [precision](TensorDescriptor<T, 2> a, TensorDescriptor<T, 2> b,
                                                  TensorDescriptor<Out, 2> c, Int M, Int N, Int K, Const<int> BLOCK_M,
                                                  Const<int> BLOCK_N, Const<int> BLOCK_K, Const<int> GROUP_M) {
-    Int tilesM = cdiv(M, BLOCK_M), tilesN = cdiv(N, BLOCK_N);
-    for_range(program_id(0), tilesM * tilesN, num_programs(0), [&](Int tile) {
-      auto [tileM, tileN] = grouped_tile(tile, tilesM, tilesN, GROUP_M);
-      Int row = tileM * BLOCK_M, column = tileN * BLOCK_N;
+    Int tilesM = cdiv(M, BLOCK_M), tilesN = cdiv(N, BLOCK_N), tiles = tilesM * tilesN;
+    Int C = cluster_size();
+    for_range(program_id(0) / C, cdiv(tiles, C), num_programs(0) / C, [&](Int clusterTile) {
+      // Every program of the cluster runs as many tiles and K steps, in step (a tile past the last one reads
+      // zeros and stores nothing).
+      Int tile = clusterTile * C + cluster_rank();
+      Bool real = tile < tiles;
+      auto [tileM, tileN] = grouped_tile(minimum(tile, tiles - 1), tilesM, tilesN, GROUP_M);
+      Int first = clusterTile * C, last = first + C - 1;
+      Bool sameColumn = (last < tiles) & (grouped_tile(first, tilesM, tilesN, GROUP_M).n ==
+                                          grouped_tile(last, tilesM, tilesN, GROUP_M).n);
+      Int row = where(real, tileM * BLOCK_M, M), column = tileN * BLOCK_N;
       Tensor acc = zeros<Accumulator>({BLOCK_M, BLOCK_N});
       for_range(0, cdiv(K, BLOCK_K), 1, carry(acc), [&](Int k) {
-        acc = dot(a.load({row, k * BLOCK_K}), b.load({k * BLOCK_K, column}), acc, precision);
+        acc = dot(a.load({row, k * BLOCK_K}), b.load({k * BLOCK_K, column}, sharedByCluster(sameColumn)), acc,
+                  precision);
       });
       c.store({row, column}, acc);
     });
@@ -119,6 +131,8 @@ struct MatmulConfig {
   unsigned warps = 4, stages = 4;
   /// LaunchOptions::warpSpecialize: on sm_90a a producer warpgroup issues the TMA copies of matmulDescriptors.
   bool warpSpecialize = false;
+  /// LaunchOptions::clusterSize: matmulPersistent's clusters share B's blocks (TMA multicast when warp-specialized).
+  unsigned clusterSize = 1;
   unsigned programs(int m, int n) const {
     return unsigned((m + blockM - 1) / blockM) * unsigned((n + blockN - 1) / blockN);
   }

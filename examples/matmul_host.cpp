@@ -150,8 +150,11 @@ template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &dev
   brick::LaunchOptions options{.numWarps = config.warps, .numStages = config.stages, .device = &device};
   options.targetCapability = problem.targetCapability;
   options.warpSpecialize = config.warpSpecialize;
+  options.clusterSize = config.clusterSize;
   if (config.warpSpecialize)
     check.what += ", warp-specialized";
+  if (config.clusterSize > 1)
+    check.what += ", in clusters of " + std::to_string(config.clusterSize);
   if (problem.descriptors || problem.persistent)
     check.what += problem.persistent ? ", persistent, through tensor descriptors" : ", through tensor descriptors";
   // Through descriptors B may be stored N x K (matmulDescriptorsTransposedB); A is M x K.
@@ -209,8 +212,10 @@ template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &dev
       return autotuned();
     if (problem.persistent) {
       using brick::TensorDescriptorArg;
-      // One program per SM (a few on the interpreter), never more than there are tiles.
-      unsigned programs = std::min(config.programs(m, n), unsigned(std::max(4, device.multiprocessors())));
+      // One program per SM (a few on the interpreter), never more than there are tiles; in whole clusters.
+      unsigned cluster = config.clusterSize;
+      unsigned programs = std::min((config.programs(m, n) + cluster - 1) / cluster * cluster,
+                                   unsigned(std::max(4, device.multiprocessors())) / cluster * cluster);
       return matmulPersistentKernel<T>(problem.precision)
           .launch(brick::Grid{programs}, options,
                   TensorDescriptorArg::of(*da, {m, k}, {aStride, 1}, {config.blockM, config.blockK}),

@@ -17,7 +17,7 @@ namespace brick::runtime {
 
 namespace {
 constexpr std::string_view kMagic = "BRICKBUNDLE";
-constexpr uint32_t kFormatVersion = 2; // 2: the brick IR (AOT bundles, for the interpreter)
+constexpr uint32_t kFormatVersion = 3; // 2: the brick IR (AOT bundles, for the interpreter); 3: cluster size
 
 void put32(std::string &out, uint32_t v) { out.append(reinterpret_cast<const char *>(&v), 4); }
 void put64(std::string &out, uint64_t v) { out.append(reinterpret_cast<const char *>(&v), 8); }
@@ -68,6 +68,7 @@ std::string KernelBundle::serialize() const {
   putBytes(payload, target);
   put32(payload, numWarps);
   put32(payload, sharedMemory);
+  put32(payload, clusterSize);
   put32(payload, params.size());
   for (const BundleParam &param : params) {
     payload.push_back(static_cast<char>(param.kind));
@@ -107,6 +108,7 @@ Expected<KernelBundle> KernelBundle::deserialize(std::string_view bytes) {
   bundle.target = r.field();
   bundle.numWarps = r.number<uint32_t>();
   bundle.sharedMemory = r.number<uint32_t>();
+  bundle.clusterSize = r.number<uint32_t>();
   uint32_t params = r.number<uint32_t>();
   for (uint32_t i = 0; i < params && !r.failed; ++i) {
     BundleParam param;
@@ -128,9 +130,15 @@ Expected<KernelBundle> KernelBundle::deserialize(std::string_view bytes) {
   // refused here, before a driver sees it.
   if (bundle.name.empty())
     return Error("kernel bundle invalid: the kernel has no name");
-  if (bundle.numWarps < 1 || bundle.numWarps > 32 || (bundle.numWarps & (bundle.numWarps - 1)))
+  // A power of two, or (warp-specialized) 4 producer warps beside a power of two of at least 4 consumers.
+  auto powerOfTwo = [](unsigned n) { return n >= 1 && (n & (n - 1)) == 0; };
+  unsigned warps = bundle.numWarps;
+  if (warps > 32 || !(powerOfTwo(warps) || (warps >= 8 && powerOfTwo(warps - 4))))
     return Error("kernel bundle invalid: " + std::to_string(bundle.numWarps) +
-                 " warps (a power of two from 1 to 32 is launchable)");
+                 " warps (a power of two from 1 to 32 is launchable, or 4 more for a warp-specialized kernel)");
+  if (bundle.clusterSize < 1 || bundle.clusterSize > 8 || (bundle.clusterSize & (bundle.clusterSize - 1)))
+    return Error("kernel bundle invalid: clusters of " + std::to_string(bundle.clusterSize) +
+                 " programs (1, 2, 4 or 8 are launchable)");
   constexpr unsigned kMostSharedMemory = 227 * 1024; // sm_90's opt-in limit, the largest of any target
   if (bundle.sharedMemory > kMostSharedMemory)
     return Error("kernel bundle invalid: " + std::to_string(bundle.sharedMemory) +
@@ -195,7 +203,10 @@ Expected<LoadedKernel> LoadedKernel::load(const Device &device, const KernelBund
 }
 
 Error LoadedKernel::launch(std::array<unsigned, 3> grid, const Stream *stream, void **arguments) const {
-  return function_.launch(grid, 32 * bundle_.numWarps, bundle_.sharedMemory, stream, arguments);
+  // Code for older GPUs numbers its clusters without hardware clusters (a bundle's target is "sm_NN[a]").
+  bool clusters = bundle_.target >= "sm_90";
+  return function_.launch(grid, 32 * bundle_.numWarps, bundle_.sharedMemory, stream, arguments,
+                          clusters ? bundle_.clusterSize : 1);
 }
 
 } // namespace brick::runtime

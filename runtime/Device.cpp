@@ -301,7 +301,7 @@ Expected<Function> Module::function(const std::string &name) const {
 }
 
 Error Function::launch(std::array<unsigned, 3> grid, unsigned threads, unsigned sharedBytes, const Stream *stream,
-                       void **arguments) const {
+                       void **arguments, unsigned clusterSize) const {
   const Driver &d = device_->driver();
   const FunctionAttributes &a = attributes_;
   if (static_cast<int>(threads) > a.maxThreadsPerBlock)
@@ -319,6 +319,20 @@ Error Function::launch(std::array<unsigned, 3> grid, unsigned threads, unsigned 
     *optedInShared_ = sharedBytes;
   }
   (void)kDefaultSharedLimit;
+  if (clusterSize > 1) {
+    if (grid[0] % clusterSize != 0)
+      return Error("kernel '" + name_ + "' runs in clusters of " + std::to_string(clusterSize) + " programs, but the grid's " +
+                   std::to_string(grid[0]) + " programs along x are not a whole number of clusters");
+    if (!d.cuLaunchKernelEx)
+      return Error("kernel '" + name_ + "' runs in clusters, and this CUDA driver has no cuLaunchKernelEx");
+    CUlaunchAttribute cluster{};
+    cluster.id = kLaunchAttributeClusterDimension;
+    cluster.value.clusterDim = {clusterSize, 1, 1};
+    CUlaunchConfig config{grid[0], grid[1], grid[2], threads, 1, 1, sharedBytes,
+                          stream ? stream->handle() : nullptr, &cluster, 1};
+    return d.check(d.cuLaunchKernelEx(&config, handle_, arguments, nullptr),
+                   "launching kernel '" + name_ + "' in clusters of " + std::to_string(clusterSize));
+  }
   return d.check(d.cuLaunchKernel(handle_, grid[0], grid[1], grid[2], threads, 1, 1, sharedBytes,
                                   stream ? stream->handle() : nullptr, arguments, nullptr),
                  "launching kernel '" + name_ + "'");

@@ -64,6 +64,7 @@ Expected<Driver> Driver::open(const char *path) {
   resolve(library, "cuGraphDestroy", d.cuGraphDestroy, missing);
   std::string optional;
   resolve(library, "cuTensorMapEncodeTiled", d.cuTensorMapEncodeTiled, optional);
+  resolve(library, "cuLaunchKernelEx", d.cuLaunchKernelEx, optional);
   if (!missing.empty())
     return Error(std::string("the CUDA driver ") + path + " lacks " + missing + " (Brick needs a driver for CUDA 12 or newer)");
   return d;

@@ -44,6 +44,22 @@ def Brick_NumProgramsOp : Brick_Op<"num_programs", [Pure]> {
   let assemblyFormat = "$axis attr-dict";
 }
 
+def Brick_ClusterRankOp : Brick_Op<"cluster_rank", [Pure]> {
+  let summary = "Index of this program in its cluster";
+  let description = [{
+    Programs launched in clusters of C (`LaunchOptions::clusterSize`; consecutive programs along grid axis 0)
+    are numbered 0 to C - 1 in each cluster: `program_id(0) mod C`. Without clusters it is 0.
+  }];
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict";
+}
+
+def Brick_ClusterSizeOp : Brick_Op<"cluster_size", [Pure]> {
+  let summary = "Programs per cluster (1 without clusters)";
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict";
+}
+
 //===----------------------------------------------------------------------===//
 // Making and reshaping blocks
 //===----------------------------------------------------------------------===//
@@ -417,16 +433,25 @@ def Brick_MakeTensorDescriptorOp : Brick_Op<"make_tensor_descriptor", [Pure, Sam
   let hasVerifier = 1;
 }
 
-def Brick_DescriptorLoadOp : Brick_Op<"descriptor_load", [MemoryEffects<[MemRead]>]> {
+def Brick_DescriptorLoadOp : Brick_Op<"descriptor_load", [MemoryEffects<[MemRead]>, AttrSizedOperandSegments]> {
   let summary = "Read the block of a tensor descriptor whose first element is at `indices`";
   let description = [{
     `brick.descriptor_load %desc[%i, %j] : !brick.tensordesc<128x64xf16> -> tensor<128x64xf16>` reads elements
     (i + r, j + c) for r < 128, c < 64; elements outside the tensor (any coordinate below 0 or at or past the
     shape) read as zero.
+
+    With `shared_by_cluster %s`, the program promises that every program of its cluster runs the loops around
+    it as many times, and that where `%s` holds (on all programs of the cluster or on none) they all read the
+    same block here. A
+    warp-specialized K loop on sm_90a then has each program copy a share of the block and TMA multicast it to
+    the whole cluster. Anywhere else each program reads the block itself: the result is the same.
   }];
-  let arguments = (ins Brick_TensorDescType:$desc, Variadic<I32>:$indices);
+  let arguments = (ins Brick_TensorDescType:$desc, Variadic<I32>:$indices, Optional<I1>:$sharedByCluster);
   let results = (outs Brick_Block:$result);
-  let assemblyFormat = "$desc `[` $indices `]` attr-dict `:` qualified(type($desc)) `->` type($result)";
+  let assemblyFormat = [{
+    $desc `[` $indices `]` (`shared_by_cluster` $sharedByCluster^)? attr-dict `:` qualified(type($desc)) `->`
+    type($result)
+  }];
   let hasVerifier = 1;
 }
 

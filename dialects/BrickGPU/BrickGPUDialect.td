@@ -23,6 +23,10 @@ def BrickGPU_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getOffsetAttrName() { return "brickgpu.offset"; }
     /// Warps per program of the module enclosing `op` (4 when unset).
     static unsigned getNumWarps(::mlir::Operation *op);
+    /// Programs per cluster the module's kernels are launched in (sm_90: thread block clusters along grid axis 0).
+    static constexpr ::llvm::StringLiteral getClusterSizeAttrName() { return "brickgpu.cluster_size"; }
+    /// The cluster size of the module enclosing `op` (1 when unset).
+    static unsigned getClusterSize(::mlir::Operation *op);
   }];
 }
 

@@ -223,7 +223,7 @@ def BrickGPU_WaitBarrierOp : BrickGPU_Op<"wait_barrier",
 }
 
 def BrickGPU_AsyncTMACopyGlobalToLocalOp : BrickGPU_Op<"async_tma_copy_global_to_local",
-    [MemoryEffects<[MemRead, MemWrite<BrickGPU_SharedMemory>]>]> {
+    [MemoryEffects<[MemRead, MemWrite<BrickGPU_SharedMemory>]>, AttrSizedOperandSegments]> {
   let summary = "Start TMA copies of a descriptor's block into a shared buffer, signalling an mbarrier";
   let description = [{
     `brickgpu.async_tma_copy_global_to_local %map[%i, %j] %buffer, %bar, %pred : !brick.tensormap ->
@@ -231,11 +231,17 @@ def BrickGPU_AsyncTMACopyGlobalToLocalOp : BrickGPU_Op<"async_tma_copy_global_to
     issue `cp.async.bulk.tensor` for the block whose first element is at (`%i`, `%j`), one box per swizzle span
     of its rows (as `brick::runtime::tmaBlockLayout` encodes the tensor map). Elements outside the tensor land as
     zeros. The copies complete the barrier's transactions (`barrier_expect` the block's bytes first).
+
+    With `multicast %m`, in a kernel launched in clusters of C (`brickgpu.cluster_size`): where `%m` holds, each
+    program of the cluster issues every C-th box (program r boxes r, r + C, ...) with `.multicast::cluster` to
+    all C programs, which all issue this copy of the same block, each receiving the whole block in its `%buffer`
+    and the transactions on its `%bar` (same offsets in every program); where it does not, each copies it all.
   }];
   let arguments = (ins Brick_TensorMapType:$map, Variadic<I32>:$indices, BrickGPU_MemDescType:$dst,
-                       BrickGPU_MemDescType:$barrier, I1:$pred);
+                       BrickGPU_MemDescType:$barrier, I1:$pred, Optional<I1>:$multicast);
   let assemblyFormat = [{
-    $map `[` $indices `]` $dst `,` $barrier `,` $pred attr-dict `:` qualified(type($dst)) `,` qualified(type($barrier))
+    $map `[` $indices `]` $dst `,` $barrier `,` $pred (`multicast` $multicast^)? attr-dict `:` qualified(type($dst))
+    `,` qualified(type($barrier))
   }];
   let hasVerifier = 1;
 }
@@ -311,10 +317,22 @@ def BrickGPU_BarrierArriveOp : BrickGPU_Op<"barrier_arrive", [MemoryEffects<[Mem
   let description = [{
     `brickgpu.barrier_arrive %bar, %pred : !brickgpu.memdesc<1xi64, #s>` is `mbarrier.arrive` by the first
     thread of each warpgroup: consumers release a ring slot (the barrier counts one arrival per warpgroup).
+    With `{cluster}` it arrives on the barrier at the same offset in every program of the cluster (a slot that
+    multicast copies fill is free once every program's consumers released it).
   }];
-  let arguments = (ins BrickGPU_MemDescType:$barrier, I1:$pred);
+  let arguments = (ins BrickGPU_MemDescType:$barrier, I1:$pred, UnitAttr:$cluster);
   let assemblyFormat = "$barrier `,` $pred attr-dict `:` qualified(type($barrier))";
   let hasVerifier = 1;
+}
+
+def BrickGPU_ClusterBarrierOp : BrickGPU_Op<"cluster_barrier",
+    [MemoryEffects<[MemRead<BrickGPU_SharedMemory>, MemWrite<BrickGPU_SharedMemory>]>]> {
+  let summary = "Every thread of every program of the cluster waits for all the others (barrier.cluster)";
+  let description = [{
+    `barrier.cluster.arrive.release` then `barrier.cluster.wait.acquire`: after it, what any thread of the
+    cluster wrote before it (an mbarrier's initialization) is visible to all of them.
+  }];
+  let assemblyFormat = "attr-dict";
 }
 
 #endif // BRICKGPU_OPS_TD

@@ -3,6 +3,7 @@
 #include "brick/Compiler/Pipeline.h"
 
 #include "brick/Conversion/Passes.h"
+#include "brick/Dialect/BrickGPU/BrickGPUDialect.h"
 #include "brick/Registration.h"
 #include "brick/Transforms/Passes.h"
 
@@ -103,6 +104,15 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
     if (!mlir::isa<mlir::FunctionOpInterface, mlir::LLVM::GlobalOp>(op))
       return op.emitError() << "'" << op.getName()
                             << "' cannot stand at the top of a module: only functions and globals can";
+  if (options.clusterSize > 1) {
+    // What a cluster can hold on every sm_90 GPU (8 is the portable limit). Older targets get the same
+    // cluster_rank() and cluster_size() without hardware clusters.
+    if (options.clusterSize > 8 || !llvm::isPowerOf2_32(options.clusterSize))
+      return mlir::emitError(mlir::UnknownLoc::get(module.getContext()))
+             << "clusters of " << options.clusterSize << " programs: a cluster holds 2, 4 or 8";
+    module->setAttr(mlir::brickgpu::BrickGPUDialect::getClusterSizeAttrName(),
+                    mlir::IntegerAttr::get(mlir::IntegerType::get(module.getContext(), 32), options.clusterSize));
+  }
   mlir::PassManager pm(module.getContext());
   pm.enableVerifier(options.verifyEachPass);
   unsigned localCounter = 0;
@@ -241,6 +251,7 @@ llvm::Expected<Artifacts> compile(mlir::ModuleOp module, const CompileOptions &o
     artifacts.sharedMemory = shared.getInt();
   if (auto producers = module->getAttrOfType<mlir::IntegerAttr>("brickgpu.producer_warps")) // warp-specialized
     artifacts.numWarps += producers.getInt();
+  artifacts.clusterSize = mlir::brickgpu::BrickGPUDialect::getClusterSize(module);
   if (stage <= Stage::LLVMDialect)
     return artifacts;
 
@@ -294,6 +305,7 @@ runtime::KernelBundle Artifacts::bundle(const GpuTarget &target) const {
   bundle.target = target.name();
   bundle.numWarps = numWarps;
   bundle.sharedMemory = sharedMemory;
+  bundle.clusterSize = clusterSize;
   bundle.params = params;
   bundle.ptx = ptx;
   bundle.cubin = cubin;

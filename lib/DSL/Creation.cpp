@@ -21,6 +21,14 @@ template <class Op> Int gridQuery(const char *what, int axis, Loc loc) {
 
 Int program_id(int axis, Loc loc) { return gridQuery<bir::ProgramIdOp>("program_id", axis, loc); }
 Int num_programs(int axis, Loc loc) { return gridQuery<bir::NumProgramsOp>("num_programs", axis, loc); }
+Int cluster_rank(Loc loc) {
+  KernelBuilder *kb = KernelBuilder::current("cluster_rank", loc);
+  return kb ? Int(Access::wrap(bir::ClusterRankOp::create(kb->builder(), kb->location(loc)))) : Int();
+}
+Int cluster_size(Loc loc) {
+  KernelBuilder *kb = KernelBuilder::current("cluster_size", loc);
+  return kb ? Int(Access::wrap(bir::ClusterSizeOp::create(kb->builder(), kb->location(loc)))) : Int();
+}
 
 Tensor arange(int64_t start, int64_t end, Loc loc) {
   KernelBuilder *kb = KernelBuilder::current("arange", loc);

@@ -142,7 +142,8 @@ std::optional<std::pair<Value, SmallVector<Value>>> useDescriptor(KernelBuilder 
 } // namespace
 
 namespace detail {
-Tensor descriptorLoad(const Tensor &desc, const std::vector<Operand> &indices, Loc loc) {
+Tensor descriptorLoad(const Tensor &desc, const std::vector<Operand> &indices, const SharedByCluster *shared,
+                      Loc loc) {
   KernelBuilder *current = KernelBuilder::current("TensorDescriptor::load", loc);
   if (!current)
     return {};
@@ -150,9 +151,20 @@ Tensor descriptorLoad(const Tensor &desc, const std::vector<Operand> &indices, L
   auto used = useDescriptor(kb, desc, indices, "TensorDescriptor::load", loc);
   if (!used)
     return kb.poison();
+  Value when;
+  if (shared) {
+    when = kb.use(shared->when, kb.builder().getI1Type(), "TensorDescriptor::load", loc);
+    if (!when || kb.isPoison(when))
+      return kb.poison();
+    if (isa<RankedTensorType>(when.getType()) || !when.getType().isInteger(1)) {
+      kb.error(loc, "TensorDescriptor::load: sharedByCluster's condition is a boolean scalar, got " +
+                        detail::describe(when.getType()));
+      return kb.poison();
+    }
+  }
   auto type = cast<bir::TensorDescType>(used->first.getType());
-  return Access::wrap(
-      bir::DescriptorLoadOp::create(kb.builder(), kb.location(loc), type.getBlockType(), used->first, used->second));
+  return Access::wrap(bir::DescriptorLoadOp::create(kb.builder(), kb.location(loc), type.getBlockType(), used->first,
+                                                    used->second, when));
 }
 
 void descriptorStore(const Tensor &desc, const std::vector<Operand> &indices, const Operand &value, Loc loc) {

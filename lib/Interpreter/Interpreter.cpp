@@ -205,6 +205,14 @@ llvm::Error Program::runOp(Operation *op) {
     set(count, single(count.getType(), grid[count.getAxis()]));
     return llvm::Error::success();
   }
+  if (auto rank = dyn_cast<mlir::brick::ClusterRankOp>(op)) {
+    set(rank, single(rank.getType(), id[0] % options.clusterSize));
+    return llvm::Error::success();
+  }
+  if (auto size = dyn_cast<mlir::brick::ClusterSizeOp>(op)) {
+    set(size, single(size.getType(), options.clusterSize));
+    return llvm::Error::success();
+  }
   if (auto range = dyn_cast<mlir::brick::MakeRangeOp>(op)) {
     std::vector<int64_t> values(range.getEndValue() - range.getStartValue());
     std::iota(values.begin(), values.end(), range.getStartValue());

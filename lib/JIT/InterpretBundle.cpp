@@ -58,6 +58,7 @@ runtime::Error interpretBundle(const runtime::KernelBundle &bundle, std::array<u
     kernel = entry;
   }
   interpreter::Options options;
+  options.clusterSize = bundle.clusterSize;
   std::vector<interpreter::Argument> arguments;
   for (size_t i = 0; i < bundle.params.size(); ++i) {
     const runtime::BundleParam &param = bundle.params[i];

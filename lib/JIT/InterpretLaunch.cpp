@@ -49,6 +49,7 @@ runtime::Error interpretLaunch(const std::string &name, const std::vector<ParamI
   // Pointers must be the interpreter's memory (its DeviceBuffers, checked on every access) or plain host
   // pointers (unchecked: the interpreter cannot know their extent); a GPU address would crash the host.
   interpreter::Options runOptions;
+  runOptions.clusterSize = options.clusterSize;
   std::vector<interpreter::Argument> arguments;
   for (size_t i = 0; i < count; ++i) {
     const LaunchArg &arg = args[i];

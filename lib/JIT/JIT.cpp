@@ -115,7 +115,8 @@ std::string specializationKey(const JitKernel &kernel, const Specialization &spe
   std::string key = describeSpecialization(spec);
   std::string code = options.targetCapability ? "sm_" + std::to_string(options.targetCapability) + " code for " : "";
   return key + " warps=" + std::to_string(options.numWarps) + " stages=" + std::to_string(options.numStages) +
-         (options.warpSpecialize ? " warp-specialized " : " ") + code + target;
+         (options.warpSpecialize ? " warp-specialized " : " ") +
+         (options.clusterSize > 1 ? "clusters=" + std::to_string(options.clusterSize) + " " : "") + code + target;
 }
 
 runtime::Expected<mlir::OwningOpRef<mlir::ModuleOp>> buildModule(const JitKernel &kernel, const Specialization &spec,
@@ -186,6 +187,7 @@ runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &
   // The disk cache key: the IR itself, the options and the compiler.
   std::string options_ = "warps=" + std::to_string(options.numWarps) + " stages=" + std::to_string(options.numStages) +
                          (options.warpSpecialize ? " warp-specialized" : "") +
+                         (options.clusterSize > 1 ? " clusters=" + std::to_string(options.clusterSize) : "") +
                          " target=" + gpu.name() + " device=" + target + " compiler=" BRICK_COMPILER_ID;
   std::string key = kernel.name + "-" + hex(runtime::fnv1a(ir + "\n" + options_));
   std::string directory = cacheDirectory();
@@ -220,6 +222,7 @@ runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &
   compileOptions.numWarps = options.numWarps;
   compileOptions.numStages = options.numStages;
   compileOptions.warpSpecialize = options.warpSpecialize;
+  compileOptions.clusterSize = options.clusterSize;
   compileOptions.verifyEachPass = verifyEachPass();
   if (const char *dump = std::getenv("BRICK_DUMP_DIR"); dump && *dump)
     compileOptions.dumpDirectory = std::string(dump) + "/" + key;
@@ -350,6 +353,7 @@ void compactKey(const std::vector<ParamInfo> &params, const LaunchArg *args, con
   key.push_back(options.numWarps);
   key.push_back(options.numStages);
   key.push_back(options.warpSpecialize);
+  key.push_back(options.clusterSize);
   key.push_back(options.targetCapability);
   key.push_back(capability);
 }
@@ -368,6 +372,12 @@ runtime::Error validateLaunch(const std::string &name, Grid grid, const LaunchOp
   if (options.numStages < 1 || options.numStages > 8)
     return runtime::Error("kernel '" + name + "': numStages must be from 1 to 8, got " +
                           std::to_string(options.numStages));
+  if (options.clusterSize < 1 || options.clusterSize > 8 || (options.clusterSize & (options.clusterSize - 1)))
+    return runtime::Error("kernel '" + name + "': clusterSize must be 1, 2, 4 or 8, got " +
+                          std::to_string(options.clusterSize));
+  if (grid.x % options.clusterSize != 0)
+    return runtime::Error("kernel '" + name + "': clusters of " + std::to_string(options.clusterSize) +
+                          " programs need a grid whose x is a multiple of that, got " + std::to_string(grid.x));
   return runtime::Error();
 }
 } // namespace

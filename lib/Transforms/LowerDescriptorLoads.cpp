@@ -69,7 +69,8 @@ struct LowerDescriptorLoadsPass : impl::BrickGPULowerDescriptorLoadsBase<LowerDe
     brickgpu::BarrierOp::create(b, loc);
     int64_t bytes = bufferType.getNumElements() * getSharedElementBytes(type.getElementType());
     brickgpu::BarrierExpectOp::create(b, loc, barrier, bytes, yes);
-    brickgpu::AsyncTMACopyGlobalToLocalOp::create(b, loc, desc.getMap(), load.getIndices(), buffer, barrier, yes);
+    brickgpu::AsyncTMACopyGlobalToLocalOp::create(b, loc, desc.getMap(), load.getIndices(), buffer, barrier, yes,
+                                                  /*multicast=*/Value());
     brickgpu::WaitBarrierOp::create(b, loc, barrier, parity, ValueRange{buffer});
     brickgpu::BarrierOp::create(b, loc); // everyone has waited: the barrier's bytes can go
     brickgpu::InvalidateBarrierOp::create(b, loc, barrier);

@@ -248,7 +248,8 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
           auto desc = load.getDesc().getDefiningOp<MakeTensorDescriptorOp>();
           SmallVector<Value> indices =
               llvm::map_to_vector(load.getIndices(), [&](Value index) { return map.lookupOrDefault(index); });
-          brickgpu::AsyncTMACopyGlobalToLocalOp::create(builder, loc, desc.getMap(), indices, buffer, barrier, inRange);
+          brickgpu::AsyncTMACopyGlobalToLocalOp::create(builder, loc, desc.getMap(), indices, buffer, barrier, inRange,
+                                                        /*multicast=*/Value());
           continue;
         }
         auto load = cast<LoadOp>(p.load);

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "brick/Analysis/SharedMemory.h"
+#include "brick/Runtime/TensorMap.h"
 #include "brick/Dialect/BrickGPU/BrickGPUDialect.h"
 #include "brick/Transforms/Passes.h"
 
@@ -26,6 +27,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/STLExtras.h"
 
 namespace mlir::brick {
 #define GEN_PASS_DEF_BRICKGPUWARPSPECIALIZE
@@ -175,8 +177,11 @@ std::optional<Plan> planFor(func::FuncOp kernel, scf::ForOp loop) {
       return std::nullopt;
   }
   SmallVector<Value> roots;
-  for (auto &[load, alloc] : plan.loads)
+  for (auto &[load, alloc] : plan.loads) {
     llvm::append_range(roots, load.getIndices());
+    if (Value shared = load.getSharedByCluster())
+      roots.push_back(shared);
+  }
   std::optional<Slice> slice = sliceOf(loop, roots);
   if (!slice)
     return std::nullopt;
@@ -197,16 +202,30 @@ std::optional<Plan> planFor(func::FuncOp kernel, scf::ForOp loop) {
       for (Value operand : op->getOperands())
         if (operand.getParentBlock() == outer.getBody())
           roots.push_back(operand);
-    for (auto &[load, alloc] : plan.loads)
+    for (auto &[load, alloc] : plan.loads) {
       for (Value index : load.getIndices())
         if (index.getParentBlock() == outer.getBody())
           roots.push_back(index);
+      if (Value shared = load.getSharedByCluster(); shared && shared.getParentBlock() == outer.getBody())
+        roots.push_back(shared);
+    }
     std::optional<Slice> tile = sliceOf(outer, roots, invariantScalarLoad);
     if (!tile || !tile->carried.empty())
       return std::nullopt;
     plan.outerSlice = std::move(*tile);
   }
   return plan;
+}
+
+/// Whether the cluster's programs can share `load`'s block into `alloc`, a program copying every clusterSize-th
+/// TMA box of it (a block of fewer boxes is copied whole by each).
+bool multicastable(DescriptorLoadOp load, LocalAllocOp alloc, unsigned clusterSize) {
+  if (clusterSize < 2 || !load.getSharedByCluster())
+    return false;
+  MemDescType type = alloc.getType();
+  unsigned bytes = std::max(1u, type.getElementType().getIntOrFloatBitWidth() / 8);
+  int64_t inner = ::brick::runtime::tmaBlockLayout(type.getShape()[1], bytes).boxInner;
+  return inner > 0 && llvm::divideCeil(type.getShape()[1], inner) % clusterSize == 0;
 }
 
 /// `loop` rebuilt with two more loop values (a ring's slot and phase, from `slot` and `phase`), its body moved
@@ -290,12 +309,22 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
     auto slotOf = [&](OpBuilder &builder, Value ring, Value slot) -> Value {
       return brickgpu::MemDescIndexOp::create(builder, loc, barrierType, ring, slot);
     };
+    // Blocks the cluster shares fill every program's slot with the boxes of all of them: a slot is free once the
+    // consumers of every program in the cluster released it, and no copy may reach a program before its barriers
+    // are initialized.
+    unsigned clusterSize = brickgpu::BrickGPUDialect::getClusterSize(loop);
+    SmallVector<bool> shared = llvm::map_to_vector(
+        plan.loads, [&](auto &entry) { return multicastable(entry.first, entry.second, clusterSize); });
+    bool multicast = llvm::is_contained(shared, true);
     brickgpu::BarrierOp::create(b, loc, /*allWarps=*/true);
     for (int64_t s = 0; s < stages; ++s) {
       brickgpu::InitBarrierOp::create(b, loc, slotOf(b, full, i32(b, s)), 1);
-      brickgpu::InitBarrierOp::create(b, loc, slotOf(b, empty, i32(b, s)), numWarps / 4);
+      brickgpu::InitBarrierOp::create(b, loc, slotOf(b, empty, i32(b, s)), numWarps / 4 * (multicast ? clusterSize : 1));
     }
-    brickgpu::BarrierOp::create(b, loc, /*allWarps=*/true);
+    if (multicast)
+      brickgpu::ClusterBarrierOp::create(b, loc);
+    else
+      brickgpu::BarrierOp::create(b, loc, /*allWarps=*/true);
 
     // (slot, phase) of the next iteration: slot + 1 mod S, the phase flipped when the slot wraps.
     auto advance = [&](OpBuilder &builder, Value slot, Value phase) -> std::pair<Value, Value> {
@@ -365,13 +394,15 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
       Value filled = slotOf(in, full, slot);
       Value yes = arith::ConstantOp::create(in, loc, in.getBoolAttr(true));
       producerOnly(brickgpu::BarrierExpectOp::create(in, loc, filled, bytes, yes));
-      for (auto [entry, ring] : llvm::zip(plan.loads, rings)) {
+      for (auto [entry, ring, isShared] : llvm::zip(plan.loads, rings, shared)) {
         auto [load, alloc] = entry;
         Value buffer = brickgpu::MemDescIndexOp::create(in, loc, alloc.getType(), ring, slot);
         SmallVector<Value> indices =
             llvm::map_to_vector(load.getIndices(), [&](Value index) { return map.lookupOrDefault(index); });
         auto desc = load.getDesc().getDefiningOp<MakeTensorDescriptorOp>();
-        producerOnly(brickgpu::AsyncTMACopyGlobalToLocalOp::create(in, loc, desc.getMap(), indices, buffer, filled, yes));
+        Value share = isShared ? map.lookupOrDefault(load.getSharedByCluster()) : Value();
+        producerOnly(
+            brickgpu::AsyncTMACopyGlobalToLocalOp::create(in, loc, desc.getMap(), indices, buffer, filled, yes, share));
       }
       SmallVector<Value> yielded;
       for (unsigned index : plan.slice.carried)
@@ -432,7 +463,7 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
     Value previous = previousSlot(release, slot);
     Value notFirst = arith::CmpIOp::create(release, loc, arith::CmpIPredicate::ne, consumer.getInductionVar(),
                                            consumer.getLowerBound());
-    brickgpu::BarrierArriveOp::create(release, loc, slotOf(release, empty, previous), notFirst);
+    brickgpu::BarrierArriveOp::create(release, loc, slotOf(release, empty, previous), notFirst, multicast);
     OpBuilder atEnd(yield);
     SmallVector<Value> yielded(yield->getOperands());
     auto [nextSlot, nextPhase] = advance(atEnd, slot, phase);
@@ -451,12 +482,14 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
                                                        ValueRange{consumer.getResult(index)}, 0);
       finished.emplace_back(index, last.getResult(0));
     }
-    if (consumerTiles) {
-      Value endSlot = consumer.getResult(original), endPhase = consumer.getResult(original + 1);
+    Value endSlot = consumer.getResult(original), endPhase = consumer.getResult(original + 1);
+    if (consumerTiles || multicast) {
       Value lastSlot = previousSlot(after, endSlot);
       Value ran = arith::CmpIOp::create(after, loc, arith::CmpIPredicate::slt, consumer.getLowerBound(),
                                         consumer.getUpperBound());
-      brickgpu::BarrierArriveOp::create(after, loc, slotOf(after, empty, lastSlot), ran);
+      brickgpu::BarrierArriveOp::create(after, loc, slotOf(after, empty, lastSlot), ran, multicast);
+    }
+    if (consumerTiles) {
       Operation *tileYield = consumerTiles.getBody()->getTerminator();
       SmallVector<Value> carriedOn(tileYield->getOperands());
       carriedOn.push_back(endSlot);
@@ -465,6 +498,20 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
       scf::YieldOp::create(atTileEnd, loc, carriedOn);
       tileYield->erase();
       after.setInsertionPointAfter(consumerTiles);
+      unsigned tileValues = consumerTiles.getNumResults() - 2;
+      endSlot = consumerTiles.getResult(tileValues);
+      endPhase = consumerTiles.getResult(tileValues + 1);
+    }
+    if (multicast) {
+      // The other programs' consumers still arrive on this program's empty barriers: before the barriers go (and
+      // the program with them), wait until every slot's last use was released everywhere, as the producer would
+      // before filling each slot once more.
+      Value slotNow = endSlot, phaseNow = endPhase;
+      for (int64_t s = 0; s < stages; ++s) {
+        brickgpu::WaitBarrierOp::create(after, loc, slotOf(after, empty, slotNow),
+                                        arith::XOrIOp::create(after, loc, phaseNow, i32(after, 1)), ValueRange{});
+        std::tie(slotNow, phaseNow) = advance(after, slotNow, phaseNow);
+      }
     }
     brickgpu::BarrierOp::create(after, loc, /*allWarps=*/false);
     for (int64_t s = 0; s < stages; ++s) {

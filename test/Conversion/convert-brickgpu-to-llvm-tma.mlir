@@ -116,3 +116,43 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     return
   }
 }
+
+// -----
+
+// In clusters of 2: a copy shared by the cluster (32 rows of 256 bytes: two boxes) has program r issue box r to
+// both programs (mask 0b11) where %shared holds, and every box to itself where it does not; a release arrives on
+// the barrier at the same offset in both programs (mapa); cluster_rank is program_id(0) mod 2.
+#b = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#s = #brickgpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {brickgpu.cluster_size = 2 : i32, brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: llvm.func @multicast
+  // CHECK: "barrier.cluster.arrive.release;\0A\09barrier.cluster.wait.acquire;"
+  // CHECK: %[[ISSUE:.*]] = llvm.and %{{.*}}, %arg2 : i1
+  // CHECK: %[[CTA:.*]] = nvvm.read.ptx.sreg.ctaid.x
+  // CHECK: %[[RANK:.*]] = llvm.and %[[CTA]], %{{.*}} : i32
+  // CHECK: %[[NOT:.*]] = llvm.xor %arg3, %{{.*}} : i1
+  // CHECK: %[[ALONE:.*]] = llvm.and %[[ISSUE]], %[[NOT]] : i1
+  // CHECK: %[[MASK:.*]] = llvm.mlir.constant(3 : i16)
+  // CHECK: "@$5 cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];", "r,l,r,r,r,b" {{.*}}, %[[ALONE]]
+  // CHECK: %[[BOX0:.*]] = llvm.icmp "eq" %[[RANK]], %{{.*}}
+  // CHECK: %[[SHARING:.*]] = llvm.and %[[ISSUE]], %arg3
+  // CHECK: %[[MINE0:.*]] = llvm.and %[[SHARING]], %[[BOX0]]
+  // CHECK: .multicast::cluster [$0], [$1, {$2, $3}], [$4], $5;", "r,l,r,r,r,h,b" {{.*}}, %[[MASK]], %[[MINE0]]
+  // CHECK: "@$5 cp.async.bulk.tensor{{.*}}", "r,l,r,r,r,b" {{.*}}, %[[ALONE]]
+  // CHECK: .multicast::cluster{{.*}}", "r,l,r,r,r,h,b"
+  // CHECK-COUNT-2: "{\0A\09.reg .b32 remote;\0A\09@$2 mapa.shared::cluster.u32 remote, $0, $1;\0A\09@$2 mbarrier.arrive.shared::cluster.b64 _, [remote];\0A\09}", "r,r,b"
+  // CHECK: %[[CTA2:.*]] = nvvm.read.ptx.sreg.ctaid.x
+  // CHECK: %[[ONE:.*]] = llvm.mlir.constant(1 : i32)
+  // CHECK: llvm.and %[[CTA2]], %[[ONE]]
+  // CHECK: llvm.mlir.constant(2 : i32)
+  func.func @multicast(%map: !brick.tensormap, %i: i32, %pred: i1, %shared: i1) -> (i32, i32) {
+    %buffer = brickgpu.local_alloc : () -> !brickgpu.memdesc<32x128xf16, #b>
+    %bar = brickgpu.local_alloc : () -> !brickgpu.memdesc<1xi64, #s>
+    brickgpu.cluster_barrier
+    brickgpu.async_tma_copy_global_to_local %map[%i, %i] %buffer, %bar, %pred multicast %shared : !brickgpu.memdesc<32x128xf16, #b>, !brickgpu.memdesc<1xi64, #s>
+    brickgpu.barrier_arrive %bar, %pred {cluster} : !brickgpu.memdesc<1xi64, #s>
+    %rank = brick.cluster_rank
+    %size = brick.cluster_size
+    return %rank, %size : i32, i32
+  }
+}

@@ -179,6 +179,14 @@ TEST_P(Examples, MatmulDescriptors) {
                                                       .descriptors = true}));
   // Persistent: 4 programs (interpreter) or one per SM take the 2 x 3 tiles in turn.
   EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = 100, .n = 82, .k = 50, .padding = 14, .persistent = true}));
+  // ... in clusters of 2 (cluster_rank, cluster_size): 4 x 3 tiles in pairs that share B's blocks (groups of 2 and
+  // 4 rows of tiles) or straddle two columns (3).
+  for (int groupM : {2, 3, 4}) {
+    examples::MatmulConfig clustered{32, 32, 16, groupM, 4, 2};
+    clustered.clusterSize = 2;
+    EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = 100, .n = 82, .k = 50, .padding = 14, .config = clustered,
+                                                       .persistent = true}));
+  }
   if (!onGpu(device()))
     return;
   for (unsigned target : {0u, 80u}) {
@@ -242,6 +250,18 @@ TEST_P(Examples, MatmulWarpGroupConfigs) {
       for (auto [m, n, k] : {std::tuple{4000, 4000, 4000}, {300, 200, 8}, {2048, 4096, 1000}})
         EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = m, .n = n, .k = k, .config = persistent, .persistent = true}));
     }
+  // In clusters of 2 whose programs share B's blocks (TMA multicast when warp-specialized): tiles in pairs, an odd
+  // count (the last cluster's second tile is past the end, and still runs its 16 K steps in step with the first),
+  // groups of 3 rows of tiles (pairs that straddle two columns load their own blocks), K loops of 1 to 63 steps.
+  for (bool specialize : {true, false}) {
+    examples::MatmulConfig clustered{256, 128, 64, 8, 8, 4, specialize};
+    clustered.clusterSize = 2;
+    for (auto [m, n, k, groupM] : {std::tuple{4000, 4000, 4000, 8}, {600, 128, 1000, 8}, {2048, 1024, 1000, 3},
+                                   {300, 712, 8, 8}}) {
+      clustered.groupM = groupM;
+      EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = m, .n = n, .k = k, .config = clustered, .persistent = true}));
+    }
+  }
   // Warp-specialized at the H100 configuration: ragged shapes, K loops of 1 to 64 iterations.
   examples::MatmulConfig specialized{256, 128, 64, 8, 8, 4, true};
   for (auto [m, n, k] : {std::tuple{4000, 4000, 4000}, {1000, 1000, 64}, {300, 200, 8}, {2048, 1024, 4096}})

@@ -20,6 +20,7 @@ KernelBundle sample() {
   bundle.target = "sm_90a";
   bundle.numWarps = 8;
   bundle.sharedMemory = 64;
+  bundle.clusterSize = 2;
   bundle.params = {{BundleParam::Kind::Pointer, "f32"}, {BundleParam::Kind::Pointer, "f32"},
                    {BundleParam::Kind::Scalar, "i32"}};
   bundle.ptx = ".version 8.0\n.target sm_90a\n// ...\n";
@@ -44,7 +45,14 @@ TEST(Bundle, BundlesNoGpuCanRunAreRefused) {
   };
   EXPECT_THAT(refused([](KernelBundle &b) { b.numWarps = 0; }), HasSubstr("0 warps (a power of two from 1 to 32"));
   EXPECT_THAT(refused([](KernelBundle &b) { b.numWarps = 1u << 27; }), HasSubstr("134217728 warps"));
-  EXPECT_THAT(refused([](KernelBundle &b) { b.numWarps = 12; }), HasSubstr("12 warps"));
+  EXPECT_THAT(refused([](KernelBundle &b) { b.numWarps = 13; }), HasSubstr("13 warps"));
+  EXPECT_THAT(refused([](KernelBundle &b) { b.numWarps = 6; }), HasSubstr("6 warps"));
+  // A warp-specialized kernel runs its 4 producer warps beside a power of two of at least 4 consumers.
+  for (unsigned warps : {8u, 12u, 20u})
+    EXPECT_EQ(refused([&](KernelBundle &b) { b.numWarps = warps; }), "(accepted)") << warps;
+  for (unsigned cluster : {0u, 3u, 16u})
+    EXPECT_THAT(refused([&](KernelBundle &b) { b.clusterSize = cluster; }),
+                HasSubstr("clusters of " + std::to_string(cluster) + " programs (1, 2, 4 or 8"));
   EXPECT_THAT(refused([](KernelBundle &b) { b.sharedMemory = 0xFFFFFFFFu; }),
               HasSubstr("4294967295 bytes of shared memory, more than any GPU gives a program"));
   EXPECT_THAT(refused([](KernelBundle &b) { b.target = "sm_50"; }), HasSubstr("target 'sm_50'"));

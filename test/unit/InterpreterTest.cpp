@@ -352,6 +352,35 @@ TEST(Interpreter, RefusesLaunchesAGpuRefuses) {
   LaunchOptions noStages = onCpu();
   noStages.numStages = 0;
   EXPECT_THAT(failure(k.launch(Grid{1}, noStages, out)), HasSubstr("numStages must be from 1 to 8, got 0"));
+  for (unsigned cluster : {0u, 3u, 16u}) {
+    LaunchOptions options = onCpu();
+    options.clusterSize = cluster;
+    EXPECT_THAT(failure(k.launch(Grid{48}, options, out)),
+                HasSubstr("clusterSize must be 1, 2, 4 or 8, got " + std::to_string(cluster)));
+  }
+  LaunchOptions pairs = onCpu();
+  pairs.clusterSize = 2;
+  EXPECT_THAT(failure(k.launch(Grid{3}, pairs, out)),
+              HasSubstr("clusters of 2 programs need a grid whose x is a multiple of that, got 3"));
+}
+
+// cluster_rank() and cluster_size(): program_id(0) mod the launch's clusterSize, and it (1 and 0 without).
+TEST(Interpreter, ClusterRankAndSize) {
+  auto k = kernel("cluster_place", [](Ptr<i32> out) {
+    Int p = program_id(0);
+    store(out + p * 2, cluster_rank());
+    store(out + p * 2 + 1, cluster_size());
+  });
+  for (unsigned cluster : {1u, 2u, 4u}) {
+    DeviceBuffer out = buffer(std::vector<int32_t>(16));
+    LaunchOptions options = onCpu();
+    options.clusterSize = cluster;
+    ASSERT_FALSE(k.launch(Grid{8}, options, out));
+    std::vector<int32_t> expected;
+    for (int p = 0; p < 8; ++p)
+      expected.insert(expected.end(), {int32_t(p % cluster), int32_t(cluster)});
+    EXPECT_EQ(read<int32_t>(out), expected) << "clusters of " << cluster;
+  }
 }
 } // namespace
 
@@ -465,6 +494,35 @@ TEST(Interpreter, TensorDescriptorBlocksStartingBeforeTheTensorReadZerosThere) {
       float expected = row >= 0 && col >= 0 ? input[row * 8 + col] : 0.0f;
       EXPECT_EQ(result[r * 8 + c], expected) << r << ", " << c;
     }
+}
+} // namespace
+
+namespace {
+// A block the cluster shares (sharedByCluster) reads as any other, in clusters or not; its condition is a boolean
+// scalar, and anything else is an error at its line.
+TEST(Interpreter, BlocksSharedByAClusterReadAsAnyOther) {
+  auto k = kernel("shared_block", [](TensorDescriptor<f32, 2> in, Ptr<f32> out) {
+    Tensor block = in.load({0, program_id(0) / cluster_size() * 4}, sharedByCluster(cluster_rank() >= 0));
+    store(out + program_id(0) * 16 + arange(0, 4).column() * 4 + arange(0, 4).row(), block);
+  });
+  std::vector<float> input(4 * 8);
+  for (int i = 0; i < 32; ++i)
+    input[i] = float(i + 1);
+  DeviceBuffer in = buffer(input), out = buffer(std::vector<float>(4 * 16, -1.0f));
+  LaunchOptions pairs = onCpu();
+  pairs.clusterSize = 2;
+  ASSERT_FALSE(k.launch(Grid{4}, pairs, TensorDescriptorArg::of(in, {4, 8}, {8, 1}, {4, 4}), out));
+  std::vector<float> result = read<float>(out);
+  for (int p = 0; p < 4; ++p) // programs 0 and 1 read columns 0-3, 2 and 3 columns 4-7
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 4; ++c)
+        EXPECT_EQ(result[p * 16 + r * 4 + c], input[r * 8 + p / 2 * 4 + c]) << p << ": " << r << ", " << c;
+
+  auto wrong = kernel("shared_by_a_block", [](TensorDescriptor<f32, 2> in) {
+    in.store({0, 0}, in.load({0, 0}, sharedByCluster(arange(0, 4) < 2)));
+  });
+  EXPECT_THAT(failure(wrong.launch(Grid{1}, onCpu(), TensorDescriptorArg::of(in, {4, 8}, {8, 1}, {4, 4}))),
+              HasSubstr("TensorDescriptor::load: sharedByCluster's condition is a boolean scalar, got "));
 }
 } // namespace
 

@@ -47,6 +47,10 @@ static cl::opt<unsigned> numStages(cl::cat(brickCategory), "num-stages",
 static cl::opt<bool> warpSpecialize(cl::cat(brickCategory), "warp-specialize",
                                     cl::desc("sm_90a: a producer warpgroup issues a TMA + wgmma K loop's copies while "
                                              "the num-warps consumer warps multiply (4 more warps run)"));
+static cl::opt<unsigned> clusterSize(cl::cat(brickCategory), "cluster-size",
+                                     cl::desc("Programs per cluster (2, 4 or 8; sm_90 launches thread block clusters): "
+                                              "cluster_rank(), cluster_size(), multicast of blocks the cluster shares"),
+                                     cl::init(1));
 static cl::opt<bool> noFastMath(cl::cat(brickCategory), "no-fast-math", cl::desc("Precise exp/log/sin/cos/tanh (polynomials) instead of "
                                                          "PTX's approximate instructions"));
 static cl::opt<std::string> dumpDir(cl::cat(brickCategory), "dump-dir", cl::desc("Write the IR after every pass, the LLVM IR and the PTX "
@@ -154,6 +158,7 @@ int main(int argc, char **argv) {
   options.numWarps = numWarps;
   options.numStages = numStages;
   options.warpSpecialize = warpSpecialize;
+  options.clusterSize = clusterSize;
   options.fastMath = !noFastMath;
   options.dumpDirectory = dumpDir;
   options.verifyEachPass = verifyEach;

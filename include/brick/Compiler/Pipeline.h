@@ -36,6 +36,10 @@ struct CompileOptions {
   /// sm_90a: split a TMA + wgmma K loop into a producer warpgroup and consumer warpgroups
   /// (brickgpu-warp-specialize); the kernel then runs 4 warps more than numWarps.
   bool warpSpecialize = false;
+  /// sm_90 and newer: the kernel is launched in thread block clusters of this many programs (consecutive along
+  /// grid axis 0): cluster_rank() and cluster_size() tell a program its place, and descriptor loads shared by the
+  /// cluster are multicast in warp-specialized loops. 1: no clusters (on older targets, always).
+  unsigned clusterSize = 1;
   /// exp, exp2, log, log2, sin, cos, tanh, rsqrt through PTX's approximate instructions (Triton's default).
   bool fastMath = true;
   /// When set, the IR after every pass, then the LLVM IR and the PTX, go to files in this folder, numbered
@@ -52,6 +56,7 @@ struct Artifacts {
   std::string kernelName;
   unsigned numWarps = 4;
   unsigned sharedMemory = 0; // dynamic shared memory bytes the launch must provide
+  unsigned clusterSize = 1;  // programs per cluster (hardware clusters on sm_90 and newer)
   std::string llvmIR; // the LLVM IR as text, for the llvm-ir stage or a dump folder
   std::string ptx;
   std::vector<char> cubin;

@@ -22,6 +22,10 @@ namespace brick {
 Int program_id(int axis, Loc loc = Loc::current());
 /// Number of programs along grid axis 0, 1 or 2.
 Int num_programs(int axis, Loc loc = Loc::current());
+/// This program's index in its cluster (LaunchOptions::clusterSize consecutive programs along axis 0), and the
+/// cluster's size: 0 and 1 without clusters.
+Int cluster_rank(Loc loc = Loc::current());
+Int cluster_size(Loc loc = Loc::current());
 /// The i32 block start, start + 1, ..., end - 1; end - start must be a power of two.
 Tensor arange(int64_t start, int64_t end, Loc loc = Loc::current());
 /// A block of the given shape filled with `value` converted to `type`.

@@ -84,8 +84,10 @@ template <ElementTag T>
 Ptr<T>::Ptr(const Tensor &value, Loc loc) : Tensor(detail::checkPointer(value, T::dtype, loc)) {}
 
 class Operand;
+struct SharedByCluster;
 namespace detail {
-Tensor descriptorLoad(const Tensor &desc, const std::vector<Operand> &indices, Loc loc);
+Tensor descriptorLoad(const Tensor &desc, const std::vector<Operand> &indices, const SharedByCluster *shared,
+                      Loc loc);
 void descriptorStore(const Tensor &desc, const std::vector<Operand> &indices, const Operand &value, Loc loc);
 } // namespace detail
 
@@ -101,7 +103,13 @@ public:
   explicit TensorDescriptor(const Tensor &desc) : Tensor(desc) {}
   /// The block whose first element is at `indices` (one integer per dimension, in elements).
   Tensor load(const std::vector<Operand> &indices, Loc loc = Loc::current()) const {
-    return detail::descriptorLoad(*this, indices, loc);
+    return detail::descriptorLoad(*this, indices, nullptr, loc);
+  }
+  /// The same block, which every program of this program's cluster reads here too (sharedByCluster(when):
+  /// where `when` holds). On sm_90a, in a warp-specialized K loop, each program of the cluster copies a share
+  /// of it and TMA multicasts that share to all of them; elsewhere each reads it whole.
+  Tensor load(const std::vector<Operand> &indices, const SharedByCluster &shared, Loc loc = Loc::current()) const {
+    return detail::descriptorLoad(*this, indices, &shared, loc);
   }
   /// Writes `value` (the block's shape, or a scalar) with its first element at `indices`.
   void store(const std::vector<Operand> &indices, const Operand &value, Loc loc = Loc::current()) const {
@@ -132,6 +140,14 @@ private:
   Loc loc_;
   friend struct detail::Access;
 };
+
+/// A descriptor load's promise (TensorDescriptor::load): all programs of a cluster run the loops around it as
+/// many times (in step), and where `when` holds, as it does for all of them alike, they all read the same block
+/// here, so that one copy can serve them all. A false promise gives wrong blocks or a hang on the GPU.
+struct SharedByCluster {
+  Operand when;
+};
+inline SharedByCluster sharedByCluster(const Operand &when = true) { return {when}; }
 
 // Arithmetic (C semantics for integers: `/` truncates, `%` takes the dividend's sign), pointer + integer
 // advances by elements, comparisons give i1 blocks, `&` `|` `^` `~` are bitwise (logical on i1).

@@ -52,6 +52,9 @@ struct Options {
   /// Check every unmasked access against the interpreter's registered buffers. Turn off to run kernels on
   /// memory the interpreter did not allocate (a std::vector's data, say).
   bool checkMemory = true;
+  /// Programs per cluster (LaunchOptions::clusterSize): what cluster_size() gives; cluster_rank() is
+  /// program_id(0) mod it.
+  unsigned clusterSize = 1;
   /// Where brick.print writes.
   llvm::raw_ostream *printStream = &llvm::outs();
 };

@@ -42,6 +42,12 @@ struct LaunchOptions {
   /// On sm_90a, give a K loop of TMA blocks and wgmma dots a producer warpgroup that issues the copies while the
   /// numWarps consumer warps multiply (4 more warps run); loops that cannot be split are pipelined as usual.
   bool warpSpecialize = false;
+  /// sm_90 and newer: launch the programs in thread block clusters of this many (2, 4 or 8) consecutive programs
+  /// along x, which must divide the grid's x. cluster_rank() and cluster_size() tell a program its place;
+  /// descriptor loads marked sharedByCluster are multicast (see TensorDescriptor::load). Elsewhere (older GPUs,
+  /// sm_80 code, the interpreter) cluster_size() is still this and cluster_rank() program_id(0) mod it, and
+  /// every program loads its own blocks.
+  unsigned clusterSize = 1;
   /// Generate code for this compute capability (80: mma.sync and cp.async, no Hopper instructions) and assemble
   /// it for the device; 0: the device's own. Lets an sm_90 GPU run, and measure, the code an A100 would get.
   unsigned targetCapability = 0;

@@ -32,6 +32,8 @@ struct KernelBundle {
   std::string target;        // "sm_90a"
   unsigned numWarps = 4;
   unsigned sharedMemory = 0; // dynamic shared memory bytes each launch must provide
+  /// Programs per cluster (consecutive along x): sm_90 and newer launch them as thread block clusters.
+  unsigned clusterSize = 1;
   std::vector<BundleParam> params;
   std::string ptx;
   std::vector<char> cubin; // empty: load the PTX (the driver compiles it)

@@ -140,9 +140,10 @@ public:
   /// Launches a grid of `grid` blocks of `threads` threads with `sharedBytes` of dynamic shared memory, on
   /// `stream` (null: the default stream). `arguments` point at each kernel argument's value. Shared memory over
   /// the device's limit and too many threads are errors naming the kernel and the limit; above 48 KB the
-  /// kernel is opted in first.
+  /// kernel is opted in first. With `clusterSize` > 1 (sm_90) the blocks run in thread block clusters of that
+  /// many consecutive blocks along x, which must divide grid[0].
   Error launch(std::array<unsigned, 3> grid, unsigned threads, unsigned sharedBytes, const Stream *stream,
-               void **arguments) const;
+               void **arguments, unsigned clusterSize = 1) const;
 
 private:
   friend class Module;

@@ -25,6 +25,26 @@ using CUevent = struct CUevent_st *;
 using CUgraph = struct CUgraph_st *;
 using CUgraphExec = struct CUgraphExec_st *;
 
+/// cuLaunchKernelEx's configuration, as cuda.h lays it out (CUlaunchConfig, CUlaunchAttribute); Brick sets one
+/// attribute, the cluster dimension.
+struct CUlaunchAttribute {
+  int id; // CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4
+  char pad[4];
+  union {
+    char bytes[64];
+    struct {
+      unsigned x, y, z;
+    } clusterDim;
+  } value;
+};
+struct CUlaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+  CUstream hStream;
+  CUlaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+constexpr int kLaunchAttributeClusterDimension = 4;
+
 /// The driver entry points Brick uses (names as in cuda.h, versioned where cuda.h versions them).
 struct Driver {
   CUresult (*cuInit)(unsigned);
@@ -64,6 +84,8 @@ struct Driver {
   CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
   CUresult (*cuGraphExecDestroy)(CUgraphExec);
   CUresult (*cuGraphDestroy)(CUgraph);
+  /// Optional (CUDA 12 and newer have it): null when missing; only launches in clusters need it.
+  CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **, void **);
   /// Optional (a driver for CUDA 12 or newer has it): null when missing, and only TMA launches need it.
   CUresult (*cuTensorMapEncodeTiled)(void *tensorMap, int dataType, unsigned rank, void *globalAddress,
                                      const uint64_t *globalDim, const uint64_t *globalStrides, const unsigned *boxDim,

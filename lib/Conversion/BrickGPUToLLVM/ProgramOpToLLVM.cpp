@@ -19,11 +19,32 @@ template <class Op, class X, class Y, class Z> struct GridQueryLowering : Conver
   }
 };
 
+/// cluster_rank: program_id(0) mod the cluster size (what %cluster_ctaid.x holds in clusters along x, and a
+/// numbering without hardware clusters alike); cluster_size: the module's.
+struct ClusterRankLowering : ConvertOpToLLVMPattern<ClusterRankOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(ClusterRankOp op, OpAdaptor, ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    unsigned size = brickgpu::BrickGPUDialect::getClusterSize(op);
+    Value program = NVVM::BlockIdXOp::create(b, loc, b.getI32Type());
+    b.replaceOp(op, LLVM::AndOp::create(b, loc, program, i32Constant(b, loc, size - 1)));
+    return success();
+  }
+};
+struct ClusterSizeLowering : ConvertOpToLLVMPattern<ClusterSizeOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(ClusterSizeOp op, OpAdaptor, ConversionPatternRewriter &b) const override {
+    b.replaceOp(op, i32Constant(b, op.getLoc(), brickgpu::BrickGPUDialect::getClusterSize(op)));
+    return success();
+  }
+};
+
 } // namespace
 
 void populateProgramPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &) {
   patterns.add<GridQueryLowering<ProgramIdOp, NVVM::BlockIdXOp, NVVM::BlockIdYOp, NVVM::BlockIdZOp>,
-               GridQueryLowering<NumProgramsOp, NVVM::GridDimXOp, NVVM::GridDimYOp, NVVM::GridDimZOp>>(converter);
+               GridQueryLowering<NumProgramsOp, NVVM::GridDimXOp, NVVM::GridDimYOp, NVVM::GridDimZOp>,
+               ClusterRankLowering, ClusterSizeLowering>(converter);
 }
 
 } // namespace mlir::brick::lowering

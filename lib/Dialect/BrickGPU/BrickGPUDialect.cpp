@@ -89,6 +89,14 @@ unsigned BrickGPUDialect::getNumWarps(Operation *op) {
   return 4;
 }
 
+unsigned BrickGPUDialect::getClusterSize(Operation *op) {
+  ModuleOp module = isa<ModuleOp>(op) ? cast<ModuleOp>(op) : op->getParentOfType<ModuleOp>();
+  if (module)
+    if (auto attr = module->getAttrOfType<IntegerAttr>(getClusterSizeAttrName()))
+      return attr.getInt();
+  return 1;
+}
+
 DistributedLayoutAttr mlir::brickgpu::getLayout(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor ? dyn_cast_if_present<DistributedLayoutAttr>(tensor.getEncoding()) : DistributedLayoutAttr();
