@@ -338,6 +338,7 @@ CompiledConfig compileForInterpreter(const JitKernel &kernel, const Specializati
   compileOptions.numWarps = options.numWarps;
   compileOptions.numStages = options.numStages;
   compileOptions.warpSpecialize = options.warpSpecialize;
+  compileOptions.clusterSize = options.clusterSize;
   compileOptions.verifyEachPass = verifyEachPass();
   auto artifacts = compile(**module, compileOptions, Stage::LLVMDialect);
   if (!artifacts) {

@@ -247,6 +247,7 @@ runtime::Expected<CompiledKernel> compileKernel(const JitKernel &kernel, const S
   options.numWarps = request.numWarps;
   options.numStages = request.numStages;
   options.warpSpecialize = request.warpSpecialize;
+  options.clusterSize = request.clusterSize;
   options.fastMath = request.fastMath;
   options.dumpDirectory = request.dumpDirectory;
   auto failed = [&](llvm::Error error) {

@@ -31,6 +31,7 @@ constexpr const char *kHelp = R"(Compile this program's Brick kernels to any sta
   --num-warps=N          warps per program (default: the specialization's, else 4)
   --num-stages=N         buffers per ring when prefetching a loop's dot operands (default: its own, else 3)
   --warp-specialize      sm_90a: a producer warpgroup issues a TMA + wgmma K loop's copies
+  --cluster-size=N       programs per cluster, 2, 4 or 8 (sm_90a: blocks the cluster shares are multicast)
   --no-fast-math         precise exp/log/sin/cos/tanh instead of PTX's approximate instructions
   --dump-dir=DIR         write the IR after every pass, the LLVM IR and the PTX into DIR, numbered in order
   --resource-usage       assemble with ptxas and report registers, spills and shared memory (on stderr)
@@ -146,7 +147,9 @@ std::string byteArray(std::string_view bytes) {
 
 std::string variantDescription(const Variant &variant, const std::string &target) {
   return describeSpecialization(variant.spec) + " warps=" + std::to_string(variant.numWarps) +
-         " stages=" + std::to_string(variant.numStages) + (variant.warpSpecialize ? " warp-specialized" : "") + (target.empty() ? "" : " " + target);
+         " stages=" + std::to_string(variant.numStages) + (variant.warpSpecialize ? " warp-specialized" : "") +
+         (variant.clusterSize > 1 ? " clusters=" + std::to_string(variant.clusterSize) : "") +
+         (target.empty() ? "" : " " + target);
 }
 
 } // namespace
@@ -223,6 +226,7 @@ runtime::Expected<GeneratedLaunchers> generateLaunchers(const std::vector<Entry>
         request.numWarps = variant->numWarps;
         request.numStages = variant->numStages;
         request.warpSpecialize = variant->warpSpecialize;
+        request.clusterSize = variant->clusterSize;
         auto compiled = detail::compileKernel(kernel, variant->spec, request);
         if (!compiled)
           return runtime::Error(compiled.error().message() + "\n  (specialization " +
@@ -261,8 +265,8 @@ runtime::Expected<GeneratedLaunchers> generateLaunchers(const std::vector<Entry>
 int main(int argc, char **argv, const std::vector<Entry> &kernels) {
   std::map<std::string, std::string> options;
   std::vector<std::string> specs;
-  static const char *valued[] = {"kernel", "spec", "emit", "arch", "num-warps", "num-stages", "dump-dir", "aot",
-                                 "namespace"};
+  static const char *valued[] = {"kernel", "spec", "emit", "arch", "num-warps", "num-stages", "cluster-size",
+                                 "dump-dir", "aot", "namespace"};
   static const char *flags[] = {"list", "warp-specialize", "no-fast-math", "resource-usage", "time-stages", "help"};
   std::string output = "-";
   for (int i = 1; i < argc; ++i) {
@@ -344,6 +348,9 @@ int main(int argc, char **argv, const std::vector<Entry> &kernels) {
     return fail("--num-warps must be a power of two from 1 to 32, got '" + options["num-warps"] + "'");
   if (stages && *stages == 0)
     return fail("--num-stages must be from 1 to 8, got '" + options["num-stages"] + "'");
+  std::optional<unsigned> cluster = number("cluster-size", 1, 8);
+  if (cluster && (*cluster == 0 || (*cluster & (*cluster - 1))))
+    return fail("--cluster-size must be 1, 2, 4 or 8, got '" + options["cluster-size"] + "'");
   if (!specs.empty() && chosen.size() != 1)
     return fail("--spec needs --kernel=NAME (this program has several kernels)");
   for (Entry &entry : chosen) {
@@ -361,6 +368,7 @@ int main(int argc, char **argv, const std::vector<Entry> &kernels) {
       variant.numWarps = warps.value_or(variant.numWarps);
       variant.numStages = stages.value_or(variant.numStages);
       variant.warpSpecialize = variant.warpSpecialize || has("warp-specialize");
+      variant.clusterSize = cluster.value_or(variant.clusterSize);
     }
   }
 
@@ -396,6 +404,7 @@ int main(int argc, char **argv, const std::vector<Entry> &kernels) {
   request.numWarps = variant.numWarps;
   request.numStages = variant.numStages;
   request.warpSpecialize = variant.warpSpecialize;
+  request.clusterSize = variant.clusterSize;
   request.fastMath = !has("no-fast-math");
   request.dumpDirectory = has("dump-dir") ? options["dump-dir"] : "";
   request.resourceUsage = has("resource-usage");

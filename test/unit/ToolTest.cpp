@@ -145,6 +145,9 @@ TEST(Tool, CompileKernelErrorsSayWhat) {
   auto warps = compileKernel(kernel, spec, {.numWarps = 3});
   ASSERT_FALSE(warps);
   EXPECT_THAT(warps.error().message(), HasSubstr("numWarps must be a power of two from 1 to 32, got 3"));
+  auto cluster = compileKernel(kernel, spec, {.clusterSize = 3});
+  ASSERT_FALSE(cluster);
+  EXPECT_THAT(cluster.error().message(), HasSubstr("clusters of 3 programs: a cluster holds 2, 4 or 8"));
   // A specialization that does not build: the user's diagnostics.
   auto build = compileKernel(kernel, {dyn, dyn, dyn, dyn, 1000});
   ASSERT_FALSE(build);

@@ -33,6 +33,8 @@ struct CompileRequest {
   unsigned numWarps = 4;
   unsigned numStages = 3;
   bool warpSpecialize = false;
+  /// Programs per cluster (cluster_rank(), cluster_size(); multicast of shared blocks on sm_90a).
+  unsigned clusterSize = 1;
   bool fastMath = true;
   /// When set, the IR after every pass, the LLVM IR and the PTX go to files in this folder, numbered in order.
   std::string dumpDirectory;

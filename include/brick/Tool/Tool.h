@@ -35,6 +35,7 @@ struct Variant {
   unsigned numWarps = 4;
   unsigned numStages = 3;
   bool warpSpecialize = false;
+  unsigned clusterSize = 1; // LaunchOptions::clusterSize
 };
 
 /// A kernel offered on the command line: what it is, its parameters' names (for the generated launcher; empty:
