@@ -321,8 +321,9 @@ Error Function::launch(std::array<unsigned, 3> grid, unsigned threads, unsigned 
   (void)kDefaultSharedLimit;
   if (clusterSize > 1) {
     if (grid[0] % clusterSize != 0)
-      return Error("kernel '" + name_ + "' runs in clusters of " + std::to_string(clusterSize) + " programs, but the grid's " +
-                   std::to_string(grid[0]) + " programs along x are not a whole number of clusters");
+      return Error("kernel '" + name_ + "' runs in clusters of " + std::to_string(clusterSize) +
+                   " programs, but the grid's " + std::to_string(grid[0]) +
+                   " programs along x are not a whole number of clusters");
     if (!d.cuLaunchKernelEx)
       return Error("kernel '" + name_ + "' runs in clusters, and this CUDA driver has no cuLaunchKernelEx");
     CUlaunchAttribute cluster{};

@@ -319,7 +319,8 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
     brickgpu::BarrierOp::create(b, loc, /*allWarps=*/true);
     for (int64_t s = 0; s < stages; ++s) {
       brickgpu::InitBarrierOp::create(b, loc, slotOf(b, full, i32(b, s)), 1);
-      brickgpu::InitBarrierOp::create(b, loc, slotOf(b, empty, i32(b, s)), numWarps / 4 * (multicast ? clusterSize : 1));
+      brickgpu::InitBarrierOp::create(b, loc, slotOf(b, empty, i32(b, s)),
+                                      numWarps / 4 * (multicast ? clusterSize : 1));
     }
     if (multicast)
       brickgpu::ClusterBarrierOp::create(b, loc);

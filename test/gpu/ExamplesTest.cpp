@@ -259,7 +259,8 @@ TEST_P(Examples, MatmulWarpGroupConfigs) {
     for (auto [m, n, k, groupM] : {std::tuple{4000, 4000, 4000, 8}, {600, 128, 1000, 8}, {2048, 1024, 1000, 3},
                                    {300, 712, 8, 8}}) {
       clustered.groupM = groupM;
-      EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = m, .n = n, .k = k, .config = clustered, .persistent = true}));
+      EXPECT_PASSES(
+          examples::runMatmul<f16>(device(), {.m = m, .n = n, .k = k, .config = clustered, .persistent = true}));
     }
   }
   // Warp-specialized at the H100 configuration: ragged shapes, K loops of 1 to 64 iterations.
