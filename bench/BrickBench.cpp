@@ -915,22 +915,19 @@ int main(int argc, char **argv) {
     std::printf("\n}\n");
     return 0;
   }
-  if (argc > 1 && std::string(argv[1]) == "--moe") {
-    std::vector<examples::MoeConfig> moeSweep;
+  // A mode that takes configurations from the rest of the command line.
+  auto withConfigs = [&](auto parse, auto bench) {
+    std::vector<decltype(parse(""))> sweep;
     for (int i = 2; i < argc; ++i)
-      moeSweep.push_back(parseMoeConfig(argv[i]));
-    benchMoe(moeSweep);
+      sweep.push_back(parse(argv[i]));
+    bench(sweep);
     std::printf("\n}\n");
     return 0;
-  }
-  if (argc > 1 && std::string(argv[1]) == "--attention") {
-    std::vector<examples::AttentionConfig> attentionSweep;
-    for (int i = 2; i < argc; ++i)
-      attentionSweep.push_back(parseAttentionConfig(argv[i]));
-    benchAttention(attentionSweep);
-    std::printf("\n}\n");
-    return 0;
-  }
+  };
+  if (argc > 1 && std::string(argv[1]) == "--moe")
+    return withConfigs(parseMoeConfig, benchMoe);
+  if (argc > 1 && std::string(argv[1]) == "--attention")
+    return withConfigs(parseAttentionConfig, benchAttention);
   if (argc > 1 && std::string(argv[1]) == "--cold") { // the cold first launch alone (BRICK_BENCH_MATMUL_SM too)
     benchColdLaunch(matmulTarget());
     std::printf("\n}\n");

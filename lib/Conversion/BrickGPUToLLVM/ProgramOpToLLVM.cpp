@@ -19,15 +19,11 @@ template <class Op, class X, class Y, class Z> struct GridQueryLowering : Conver
   }
 };
 
-/// cluster_rank: program_id(0) mod the cluster size (what %cluster_ctaid.x holds in clusters along x, and a
-/// numbering without hardware clusters alike); cluster_size: the module's.
+/// cluster_rank (clusterRank) and cluster_size: the module's.
 struct ClusterRankLowering : ConvertOpToLLVMPattern<ClusterRankOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(ClusterRankOp op, OpAdaptor, ConversionPatternRewriter &b) const override {
-    Location loc = op.getLoc();
-    unsigned size = brickgpu::BrickGPUDialect::getClusterSize(op);
-    Value program = NVVM::BlockIdXOp::create(b, loc, b.getI32Type());
-    b.replaceOp(op, LLVM::AndOp::create(b, loc, program, i32Constant(b, loc, size - 1)));
+    b.replaceOp(op, clusterRank(b, op.getLoc(), op));
     return success();
   }
 };

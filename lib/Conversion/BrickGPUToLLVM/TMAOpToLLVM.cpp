@@ -139,8 +139,7 @@ struct AsyncTMACopyLowering : ConvertOpToLLVMPattern<brickgpu::AsyncTMACopyGloba
     Value rank, alone = issue;
     if (adaptor.getMulticast()) {
       // Shared: this program issues boxes rank, rank + C, ... to the whole cluster; else all of them to itself.
-      rank = LLVM::AndOp::create(b, loc, NVVM::BlockIdXOp::create(b, loc, b.getI32Type()),
-                                 i32Constant(b, loc, clusterSize - 1));
+      rank = clusterRank(b, loc, op);
       Value one = LLVM::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true));
       alone = LLVM::AndOp::create(b, loc, issue, LLVM::XOrOp::create(b, loc, adaptor.getMulticast(), one));
     }

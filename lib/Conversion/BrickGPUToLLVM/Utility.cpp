@@ -129,6 +129,12 @@ Value i32Constant(OpBuilder &builder, Location loc, int64_t value) {
   return LLVM::ConstantOp::create(builder, loc, builder.getI32Type(), builder.getI32IntegerAttr(value));
 }
 
+Value clusterRank(OpBuilder &builder, Location loc, Operation *op) {
+  unsigned size = brickgpu::BrickGPUDialect::getClusterSize(op);
+  Value program = NVVM::BlockIdXOp::create(builder, loc, builder.getI32Type());
+  return LLVM::AndOp::create(builder, loc, program, i32Constant(builder, loc, size - 1));
+}
+
 Value constantLike(OpBuilder &builder, Location loc, Type type, int64_t value) {
   if (isa<FloatType>(type))
     return LLVM::ConstantOp::create(builder, loc, type, builder.getFloatAttr(type, value));

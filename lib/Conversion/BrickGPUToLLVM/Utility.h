@@ -39,6 +39,9 @@ Value buildVector(OpBuilder &builder, Location loc, VectorType type, ValueRange 
 Value rowMajorIndex(OpBuilder &b, Location loc, ArrayRef<Value> coordinate, ArrayRef<int64_t> shape);
 
 Value i32Constant(OpBuilder &builder, Location loc, int64_t value);
+/// This program's place in its cluster of `op`'s module: program_id(0) mod the cluster size (what %cluster_ctaid.x
+/// holds in clusters along x, and a numbering without hardware clusters alike).
+Value clusterRank(OpBuilder &builder, Location loc, Operation *op);
 Value constantLike(OpBuilder &builder, Location loc, Type type, int64_t value);
 
 /// shfl.sync of any scalar (`kind` bfly: `lane` is the XOR mask; idx: the source lane), all lanes taking part:

@@ -81,21 +81,20 @@ LogicalResult BrickGPUDialect::verifyOperationAttribute(Operation *op, NamedAttr
   return success();
 }
 
-unsigned BrickGPUDialect::getNumWarps(Operation *op) {
+namespace {
+/// The integer attribute `name` of the module enclosing `op` (or `op` itself), else `unset`.
+unsigned moduleNumber(Operation *op, StringRef name, unsigned unset) {
   ModuleOp module = isa<ModuleOp>(op) ? cast<ModuleOp>(op) : op->getParentOfType<ModuleOp>();
   if (module)
-    if (auto attr = module->getAttrOfType<IntegerAttr>(getNumWarpsAttrName()))
+    if (auto attr = module->getAttrOfType<IntegerAttr>(name))
       return attr.getInt();
-  return 4;
+  return unset;
 }
+} // namespace
 
-unsigned BrickGPUDialect::getClusterSize(Operation *op) {
-  ModuleOp module = isa<ModuleOp>(op) ? cast<ModuleOp>(op) : op->getParentOfType<ModuleOp>();
-  if (module)
-    if (auto attr = module->getAttrOfType<IntegerAttr>(getClusterSizeAttrName()))
-      return attr.getInt();
-  return 1;
-}
+unsigned BrickGPUDialect::getNumWarps(Operation *op) { return moduleNumber(op, getNumWarpsAttrName(), 4); }
+
+unsigned BrickGPUDialect::getClusterSize(Operation *op) { return moduleNumber(op, getClusterSizeAttrName(), 1); }
 
 DistributedLayoutAttr mlir::brickgpu::getLayout(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
