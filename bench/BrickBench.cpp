@@ -258,17 +258,53 @@ template <ElementTag T> struct MatmulShape {
     static auto kernel = examples::matmulPersistent<T>();
     return kernel;
   }
+  /// persistentKernel through the autotuner over examples::matmulPersistentCandidates for sm_90a (without the
+  /// decode tiles): warp-specialized or not, in clusters of 2 or not.
+  static auto &persistentTuner() {
+    static auto tuner = [] {
+      std::vector<TuningConfig> configs;
+      for (const examples::MatmulConfig &config : examples::matmulPersistentCandidates(2, 90))
+        if (config.blockM != 16)
+          configs.push_back(examples::tuningConfig(config));
+      return brick::autotune(persistentKernel(), configs, TuningKey{{3, 4, 5}});
+    }();
+    return tuner;
+  }
+  /// Launches persistentTuner (tuning at the first launch for this shape); the chosen config's description.
+  runtime::Error launchTuned(std::string *chosen = nullptr) {
+    auto programs = [&](const TuningConfig &c) {
+      unsigned tiles = unsigned(((m + c.get(0) - 1) / c.get(0)) * ((n + c.get(1) - 1) / c.get(1)));
+      return Grid{examples::persistentPrograms(tiles, c.clusterSize, device->multiprocessors())};
+    };
+    runtime::Error error = persistentTuner().launch(
+        programs, LaunchOptions{}, TensorDescriptorArg::of(da, {m, k}, {k, 1}, {}).blocksFromConfig({0, 2}),
+        TensorDescriptorArg::of(db, {k, n}, {n, 1}, {}).blocksFromConfig({2, 1}),
+        TensorDescriptorArg::of(dc, {m, n}, {n, 1}, {}).blocksFromConfig({0, 1}), m, n, k, fromConfig, fromConfig,
+        fromConfig, fromConfig);
+    if (chosen)
+      for (const Tuning &tuning : persistentTuner().tunings())
+        if (tuning.key == std::vector<int64_t>{m, n, k})
+          *chosen = persistentTuner().configs()[tuning.chosen].str();
+    return error;
+  }
+  /// TFLOP/s and relative error of the autotuned persistent kernel, and the config it chose.
+  std::pair<double, double> measureTuned(std::string &chosen) {
+    check(dc.fill(0xFF));
+    check(launchTuned(&chosen));
+    double error = relativeError();
+    double ms = medianMilliseconds([&] { check(launchTuned()); }, 20, Flush::Memset);
+    return {2.0 * m * n * k / ms / 1e9, error};
+  }
 
   runtime::Error launch(const examples::MatmulConfig &config) {
     LaunchOptions options{.numWarps = config.warps, .numStages = config.stages};
     options.targetCapability = targetCapability;
     options.warpSpecialize = config.warpSpecialize;
     if (persistent) {
-      // One program per SM, in whole clusters.
       options.clusterSize = config.clusterSize;
-      unsigned sms = unsigned(device->multiprocessors()) / config.clusterSize * config.clusterSize;
-      unsigned programs = (config.programs(m, n) + config.clusterSize - 1) / config.clusterSize * config.clusterSize;
-      return persistentKernel().launch(Grid{std::min(programs, sms)}, options,
+      unsigned programs = examples::persistentPrograms(config.programs(m, n), config.clusterSize,
+                                                       device->multiprocessors());
+      return persistentKernel().launch(Grid{programs}, options,
                                        TensorDescriptorArg::of(da, {m, k}, {k, 1}, {config.blockM, config.blockK}),
                                        TensorDescriptorArg::of(db, {k, n}, {n, 1}, {config.blockK, config.blockN}),
                                        TensorDescriptorArg::of(dc, {m, n}, {n, 1}, {config.blockM, config.blockN}), m, n,
@@ -543,6 +579,12 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
           examples::MatmulConfig clustered = config;
           clustered.clusterSize = 2;
           report("matmul_persistent_ws_c2_" + type + shape, problem.measure(clustered));
+          // Through the autotuner, which chooses among these and the other candidates (warp specialization and
+          // clusters included).
+          std::string chosen;
+          report("matmul_persistent_tuned_" + type + shape, problem.measureTuned(chosen));
+          std::printf(",\n  \"matmul_persistent_tuned_%s%s_chosen\": \"%s\"", type.c_str(), shape.c_str(),
+                      chosen.c_str());
         };
         if (bf16)
           run(brick::bf16{});

@@ -195,20 +195,22 @@ def print_matmul(brick, anchors, title="matmul (TFLOP/s)"):
     keys = [f"matmul_{n}_{M}x{N}x{K}" for n in ("fp16", "bf16") for (M, N, K) in MATMUL_SHAPES]
     keys.append("matmul_tf32_4096x4096x4096")
     keys += [f"matmul_descriptors_{n}_{M}x{N}x{K}" for n in ("fp16", "bf16") for (M, N, K) in MATMUL_SHAPES]
-    keys += [f"matmul_{kind}_{n}_{M}x{N}x{K}" for kind in ("ws", "persistent_ws", "persistent_ws_c2")
+    keys += [f"matmul_{kind}_{n}_{M}x{N}x{K}" for kind in ("ws", "persistent_ws", "persistent_ws_c2", "persistent_tuned")
              for n in ("fp16", "bf16")
              for (M, N, K) in MATMUL_SHAPES if M > 16 and f"matmul_{kind}_{n}_{M}x{N}x{K}_TFLOPs" in brick]
     for key in keys:
         b = brick[key + "_TFLOPs"]
         plain = (key.replace("descriptors_", "").replace("persistent_ws_c2_", "").replace("persistent_ws_", "")
-                 .replace("ws_", ""))
+                 .replace("persistent_tuned_", "").replace("ws_", ""))
         cub = anchors[plain + "_cublas"]
         tri = anchors.get(plain + "_triton")
         tri_text = f"{tri:8.1f}" if tri else f"{'-':>8s}"
         ratio = f"{b / tri:8.2f}" if tri else f"{'-':>8s}"
         rows = int(key.split("_")[-1].split("x")[0])
         weights = f"  {b * 1000 / rows:6.0f} {cub * 1000 / rows:6.0f}" if rows <= 16 else ""
-        print(f"{key[7:]:28s} {b:8.1f} {cub:8.1f} {tri_text}  {b / cub:7.2f} {ratio} {brick[key + '_relerr']:8.1e}{weights}")
+        chosen = f"  chose {brick[key + '_chosen']}" if key + "_chosen" in brick else ""
+        print(f"{key[7:]:28s} {b:8.1f} {cub:8.1f} {tri_text}  {b / cub:7.2f} {ratio} {brick[key + '_relerr']:8.1e}"
+              f"{weights}{chosen}")
     print("decode, L2 flushed by reading (no dirty lines to write back): weights GB/s (Brick, cuBLAS, Triton), /cuBLAS")
     for key in [f"matmul_{n}_{M}x{N}x{K}" for n in ("fp16", "bf16") for (M, N, K) in MATMUL_SHAPES if M <= 16]:
         if key + "_read_flush_TFLOPs" not in brick:

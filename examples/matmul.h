@@ -3,7 +3,9 @@
 #define BRICK_EXAMPLES_MATMUL_H
 
 #include "brick/brick.h"
+#include "brick/JIT/Autotune.h"
 
+#include <algorithm>
 #include <vector>
 
 #include <type_traits>
@@ -95,9 +97,11 @@ template <ElementTag T = f16, ElementTag Out = T> auto matmulDescriptorsTranspos
 /// The same product as a persistent kernel: launch as many programs as the GPU runs at once (one per SM); each
 /// takes tiles program_id, program_id + num_programs, ... in the grouped order. With warp specialization (sm_90a)
 /// the producer warpgroup fills the next tile's slots while the consumers store this one. Launched in clusters
-/// (LaunchOptions::clusterSize), a cluster takes C consecutive tiles at a time, one per program; where they lie in
-/// one column of tiles (a group of GROUP_M rows holds whole clusters) they read the same blocks of B, which the
-/// cluster then loads once (sharedByCluster: TMA multicast in a warp-specialized loop).
+/// (LaunchOptions::clusterSize), a cluster takes C tiles at a time, one per program, that read the same blocks of
+/// the larger operand block, which the cluster then loads once (sharedByCluster: TMA multicast in a
+/// warp-specialized loop): C tiles side by side in a row of tiles, sharing A's blocks, where BLOCK_M >= BLOCK_N
+/// (as cuBLAS's 256x128 tiles in clusters of 1x2); else C consecutive tiles of the grouped order, sharing B's
+/// blocks where they lie in one column (a group of GROUP_M rows holds whole clusters).
 template <ElementTag T = f16, ElementTag Out = T> auto matmulPersistent(Precision precision = Precision::TF32) {
   using Accumulator = std::conditional_t<std::is_same_v<T, i8>, i32, f32>;
   return kernel("matmul_persistent", [precision](TensorDescriptor<T, 2> a, TensorDescriptor<T, 2> b,
@@ -105,22 +109,36 @@ template <ElementTag T = f16, ElementTag Out = T> auto matmulPersistent(Precisio
                                                  Const<int> BLOCK_N, Const<int> BLOCK_K, Const<int> GROUP_M) {
     Int tilesM = cdiv(M, BLOCK_M), tilesN = cdiv(N, BLOCK_N), tiles = tilesM * tilesN;
     Int C = cluster_size();
+    bool shareA = BLOCK_M.value() >= BLOCK_N.value();
+    // Every program of the cluster runs as many tiles and K steps, in step: a tile past the last one reads zeros
+    // and stores nothing.
+    auto product = [&](Int row, Int column, Bool shared) {
+      Tensor acc = zeros<Accumulator>({BLOCK_M, BLOCK_N});
+      for_range(0, cdiv(K, BLOCK_K), 1, carry(acc), [&](Int k) {
+        Tensor aBlock = shareA ? a.load({row, k * BLOCK_K}, sharedByCluster(shared)) : a.load({row, k * BLOCK_K});
+        Tensor bBlock = shareA ? b.load({k * BLOCK_K, column}) : b.load({k * BLOCK_K, column}, sharedByCluster(shared));
+        acc = dot(aBlock, bBlock, acc, precision);
+      });
+      c.store({row, column}, acc);
+    };
+    if (shareA) {
+      // The grouped order over runs of C tiles in a row; a run reaching past the last column has dead tiles.
+      Int runsN = cdiv(tilesN, C);
+      for_range(program_id(0) / C, tilesM * runsN, num_programs(0) / C, [&](Int run) {
+        auto [tileM, runN] = grouped_tile(run, tilesM, runsN, GROUP_M);
+        Int tileN = runN * C + cluster_rank();
+        product(tileM * BLOCK_M, tileN * BLOCK_N, runN * C + C - 1 < tilesN);
+      });
+      return;
+    }
     for_range(program_id(0) / C, cdiv(tiles, C), num_programs(0) / C, [&](Int clusterTile) {
-      // Every program of the cluster runs as many tiles and K steps, in step (a tile past the last one reads
-      // zeros and stores nothing).
       Int tile = clusterTile * C + cluster_rank();
       Bool real = tile < tiles;
       auto [tileM, tileN] = grouped_tile(minimum(tile, tiles - 1), tilesM, tilesN, GROUP_M);
       Int first = clusterTile * C, last = first + C - 1;
       Bool sameColumn = (last < tiles) & (grouped_tile(first, tilesM, tilesN, GROUP_M).n ==
                                           grouped_tile(last, tilesM, tilesN, GROUP_M).n);
-      Int row = where(real, tileM * BLOCK_M, M), column = tileN * BLOCK_N;
-      Tensor acc = zeros<Accumulator>({BLOCK_M, BLOCK_N});
-      for_range(0, cdiv(K, BLOCK_K), 1, carry(acc), [&](Int k) {
-        acc = dot(a.load({row, k * BLOCK_K}), b.load({k * BLOCK_K, column}, sharedByCluster(sameColumn)), acc,
-                  precision);
-      });
-      c.store({row, column}, acc);
+      product(where(real, tileM * BLOCK_M, M), tileN * BLOCK_N, sameColumn);
     });
   });
 }
@@ -191,6 +209,34 @@ inline std::vector<MatmulConfig> matmulCandidates(int elementBytes, unsigned cap
     configs.push_back(with(tiles, 64, 64, k, 4, 3));
   }
   return configs;
+}
+/// What matmulPersistent autotunes over: matmulCandidates, and where wgmma tiles span two warpgroups (sm_90a,
+/// 16-bit inputs), 256x128 and 128x256 tiles warp-specialized, alone and in clusters of 2 that share B's blocks
+/// (on an H100, clusters of 2 made 4000^3 7-10% faster and 4096^3 and 8192^3 within 1% either way).
+inline std::vector<MatmulConfig> matmulPersistentCandidates(int elementBytes, unsigned capability) {
+  std::vector<MatmulConfig> configs = matmulCandidates(elementBytes, capability);
+  size_t plain = configs.size();
+  for (size_t i = 0; i < plain; ++i) {
+    MatmulConfig config = configs[i];
+    if (config.warps != 8 || config.stages != 4 || (config.blockM != 256 && config.blockN != 256))
+      continue;
+    config.warpSpecialize = true;
+    configs.push_back(config);
+    config.clusterSize = 2;
+    configs.push_back(config);
+  }
+  return configs;
+}
+/// `config` as the autotuner's TuningConfig: the kernels' Const parameters BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, then
+/// warps, stages, warp specialization and cluster size.
+inline TuningConfig tuningConfig(const MatmulConfig &config) {
+  return {{config.blockM, config.blockN, config.blockK, config.groupM}, config.warps, config.stages,
+          config.warpSpecialize, config.clusterSize};
+}
+/// matmulPersistent's grid for `tiles` tiles on a GPU of `multiprocessors` SMs (4 on the interpreter): one program
+/// per SM, never more than the tiles (rounded up to whole clusters), in whole clusters of `cluster`.
+inline unsigned persistentPrograms(unsigned tiles, unsigned cluster, int multiprocessors) {
+  return std::min((tiles + cluster - 1) / cluster * cluster, unsigned(std::max(4, multiprocessors)) / cluster * cluster);
 }
 inline bool matmulCandidateFits(const MatmulConfig &config, int m) { return (config.blockM == 16) == (m <= 16); }
 

@@ -50,15 +50,11 @@ template <brick::ElementTag T> auto &matmulDescriptorsKernel(Precision precision
   return perPrecision([](Precision p) { return matmulDescriptors<T, typename MatmulTraits<T>::Out>(p); }, precision);
 }
 
-brick::TuningConfig tuningConfig(const MatmulConfig &config) {
-  return {{config.blockM, config.blockN, config.blockK, config.groupM}, config.warps, config.stages,
-          config.warpSpecialize};
-}
-
-/// `kernel` launched through the autotuner over matmulCandidates (those that suit the shape), keyed by M, N and K:
-/// one tuner per kernel, device kind and target.
+/// `kernel` launched through the autotuner over matmulCandidates (matmulPersistentCandidates when `persistent`;
+/// those that suit the shape), keyed by M, N and K: one tuner per kernel, device kind and target.
 template <class K>
-auto &autotunedMatmul(const K &kernel, const brick::runtime::Device &device, int elementBytes, unsigned capability) {
+auto &autotunedMatmul(const K &kernel, const brick::runtime::Device &device, int elementBytes, unsigned capability,
+                      bool persistent = false) {
   using Tuned = decltype(brick::autotune(kernel, {}, {}));
   static std::map<std::tuple<const void *, bool, unsigned>, std::unique_ptr<Tuned>> tuners;
   static std::mutex mutex;
@@ -66,7 +62,8 @@ auto &autotunedMatmul(const K &kernel, const brick::runtime::Device &device, int
   std::unique_ptr<Tuned> &tuned = tuners[{&kernel, device.isInterpreter(), capability}];
   if (!tuned) {
     std::vector<brick::TuningConfig> configs;
-    for (const MatmulConfig &config : matmulCandidates(elementBytes, capability))
+    for (const MatmulConfig &config : persistent ? matmulPersistentCandidates(elementBytes, capability)
+                                                 : matmulCandidates(elementBytes, capability))
       configs.push_back(tuningConfig(config));
     brick::AutotuneOptions options =
         exampleTuning(device.isInterpreter(), [](const brick::TuningConfig &config, const std::vector<int64_t> &key) {
@@ -175,9 +172,10 @@ template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &dev
     auto c = TensorDescriptorArg::of(*dc, {m, n}, {cStride, 1}, {}).blocksFromConfig({0, 1});
     std::vector<int64_t> key = {m, n, k};
     if (problem.persistent) {
-      auto &tuned = autotunedMatmul(matmulPersistentKernel<T>(problem.precision), device, elementBytes, capability);
+      auto &tuned =
+          autotunedMatmul(matmulPersistentKernel<T>(problem.precision), device, elementBytes, capability, true);
       auto programs = [&](const brick::TuningConfig &config) {
-        return brick::Grid{std::min(tiles(config).x, unsigned(std::max(4, device.multiprocessors())))};
+        return brick::Grid{persistentPrograms(tiles(config).x, config.clusterSize, device.multiprocessors())};
       };
       brick::runtime::Error e = tuned.launch(programs, tunedOptions, a, b, c, m, n, k, fromConfig, fromConfig,
                                              fromConfig, fromConfig);
@@ -212,10 +210,7 @@ template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &dev
       return autotuned();
     if (problem.persistent) {
       using brick::TensorDescriptorArg;
-      // One program per SM (a few on the interpreter), never more than there are tiles; in whole clusters.
-      unsigned cluster = config.clusterSize;
-      unsigned programs = std::min((config.programs(m, n) + cluster - 1) / cluster * cluster,
-                                   unsigned(std::max(4, device.multiprocessors())) / cluster * cluster);
+      unsigned programs = persistentPrograms(config.programs(m, n), config.clusterSize, device.multiprocessors());
       return matmulPersistentKernel<T>(problem.precision)
           .launch(brick::Grid{programs}, options,
                   TensorDescriptorArg::of(*da, {m, k}, {aStride, 1}, {config.blockM, config.blockK}),

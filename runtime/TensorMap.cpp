@@ -23,7 +23,8 @@ Expected<TensorMap> encodeTensorMap(uint64_t address, unsigned elementBytes, con
   for (size_t d = 0; d < rank; ++d) {
     size_t from = rank - 1 - d;
     globalDim[d] = static_cast<uint64_t>(shape[from]);
-    boxDim[d] = static_cast<unsigned>(d == 0 ? layout.boxInner : blockShape[from]);
+    int64_t box = d == 0 ? layout.boxInner : d == 1 ? tmaBoxRows(blockShape[from]) : blockShape[from];
+    boxDim[d] = static_cast<unsigned>(box);
     elementStrides[d] = 1;
     if (d > 0)
       globalStrides[d - 1] = static_cast<uint64_t>(strides[from]) * elementBytes;

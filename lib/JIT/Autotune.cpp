@@ -37,6 +37,8 @@ std::string TuningConfig::str() const {
   text += "] warps=" + std::to_string(numWarps) + " stages=" + std::to_string(numStages);
   if (warpSpecialize)
     text += " warp-specialized";
+  if (clusterSize != 1)
+    text += " cluster=" + std::to_string(clusterSize);
   return text;
 }
 
@@ -140,6 +142,7 @@ LaunchOptions optionsFor(LaunchOptions options, const TuningConfig &config) {
   options.numWarps = config.numWarps;
   options.numStages = config.numStages;
   options.warpSpecialize = config.warpSpecialize;
+  options.clusterSize = config.clusterSize;
   return options;
 }
 
@@ -637,6 +640,11 @@ runtime::Error autotunedLaunch(TunerState &tuner, const std::string &name, const
       skip(i, "numWarps must be a power of two from 1 to 32 (a block has at most 1024 threads)");
     else if (config.numStages < 1 || config.numStages > 8)
       skip(i, "numStages must be from 1 to 8");
+    else if (config.clusterSize != 1 && config.clusterSize != 2 && config.clusterSize != 4 && config.clusterSize != 8)
+      skip(i, "clusterSize must be 1, 2, 4 or 8");
+    else if (unsigned x = grid(config).x; x % config.clusterSize)
+      skip(i, "the grid's x (" + std::to_string(x) + ") is not a whole number of clusters of " +
+                  std::to_string(config.clusterSize));
     else if (runtime::Error invalid = validateArguments(name, params, filled[i].data(), count))
       skip(i, invalid.message());
   }

@@ -225,7 +225,10 @@ bool multicastable(DescriptorLoadOp load, LocalAllocOp alloc, unsigned clusterSi
   MemDescType type = alloc.getType();
   unsigned bytes = std::max(1u, type.getElementType().getIntOrFloatBitWidth() / 8);
   int64_t inner = ::brick::runtime::tmaBlockLayout(type.getShape()[1], bytes).boxInner;
-  return inner > 0 && llvm::divideCeil(type.getShape()[1], inner) % clusterSize == 0;
+  int64_t boxes = inner > 0 ? llvm::divideCeil(type.getShape()[1], inner) *
+                                  (type.getShape()[0] / ::brick::runtime::tmaBoxRows(type.getShape()[0]))
+                            : 0;
+  return boxes > 0 && boxes % clusterSize == 0;
 }
 
 /// `loop` rebuilt with two more loop values (a ring's slot and phase, from `slot` and `phase`), its body moved

@@ -1,5 +1,5 @@
 // mbarriers and TMA copies as PTX: thread 0 initializes, arrives and copies (one box per 128-byte swizzle span of
-// the rows, boxes a column of rows apart), everyone waits on the barrier's parity.
+// the rows and 128 rows at most, boxes a column of rows apart), everyone waits on the barrier's parity.
 // RUN: brick-opt %s -split-input-file -brickgpu-allocate-shared-memory -convert-brickgpu-to-llvm | FileCheck %s
 
 #b = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
@@ -154,5 +154,37 @@ module attributes {brickgpu.cluster_size = 2 : i32, brickgpu.num_warps = 4 : i32
     %rank = brick.cluster_rank
     %size = brick.cluster_size
     return %rank, %size : i32, i32
+  }
+}
+
+// -----
+
+// A block of more than 128 rows goes in boxes of 128 rows (runtime::tmaBoxRows), one below the other: 256 rows of
+// 128 bytes are two boxes, the second at row %i + 128 and 128 x 128 bytes further on, for loads and stores alike.
+#b = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#s = #brickgpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: llvm.func @tall
+  // CHECK: %[[DST:.*]] = llvm.ptrtoint %0 : !llvm.ptr<3> to i32
+  // CHECK: %[[DST0:.*]] = llvm.add %[[DST]], %{{.*}} : i32
+  // CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];", "r,l,r,r,r,b" %[[DST0]], %arg0, %{{.*}}, %arg1,
+  // CHECK: %[[C128:.*]] = llvm.mlir.constant(128 : i32)
+  // CHECK: %[[ROW1:.*]] = llvm.add %arg1, %[[C128]] : i32
+  // CHECK: %[[OFF:.*]] = llvm.mlir.constant(16384 : i32)
+  // CHECK: %[[DST1:.*]] = llvm.add %[[DST]], %[[OFF]] : i32
+  // CHECK: cp.async.bulk.tensor.2d{{.*}}, "r,l,r,r,r,b" %[[DST1]], %arg0, %{{.*}}, %[[ROW1]],
+  // CHECK-NOT: cp.async.bulk.tensor.2d.shared
+  // CHECK: "@$4 cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [$0, {$1, $2}], [$3];", "l,r,r,r,b" %arg0, %{{.*}}, %arg1, %{{.*}},
+  // CHECK: %[[S128:.*]] = llvm.mlir.constant(128 : i32)
+  // CHECK: %[[SROW1:.*]] = llvm.add %arg1, %[[S128]] : i32
+  // CHECK: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group{{.*}}, "l,r,r,r,b" %arg0, %{{.*}}, %[[SROW1]],
+  // CHECK-NOT: cp.async.bulk.tensor
+  // CHECK: cp.async.bulk.commit_group
+  func.func @tall(%map: !brick.tensormap, %i: i32, %pred: i1) {
+    %buffer = brickgpu.local_alloc : () -> !brickgpu.memdesc<256x64xf16, #b>
+    %bar = brickgpu.local_alloc : () -> !brickgpu.memdesc<1xi64, #s>
+    brickgpu.async_tma_copy_global_to_local %map[%i, %i] %buffer, %bar, %pred : !brickgpu.memdesc<256x64xf16, #b>, !brickgpu.memdesc<1xi64, #s>
+    brickgpu.async_tma_copy_local_to_global %map[%i, %i] %buffer : !brickgpu.memdesc<256x64xf16, #b>
+    return
   }
 }

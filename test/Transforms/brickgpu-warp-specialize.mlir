@@ -457,3 +457,44 @@ module attributes {brickgpu.cluster_size = 2 : i32, brickgpu.num_warps = 8 : i32
     return
   }
 }
+
+// -----
+
+// A block of 256 rows is two TMA boxes of 128 rows (runtime::tmaBoxRows), so the cluster shares it too: both
+// copies multicast.
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+#rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]}>
+#a = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#s = #brickgpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+module attributes {brickgpu.cluster_size = 2 : i32, brickgpu.num_warps = 8 : i32} {
+  // CHECK-LABEL: func.func @shared_by_cluster_tall
+  // CHECK: brickgpu.init_barrier %{{.*}}, 1
+  // CHECK: brickgpu.init_barrier %{{.*}}, 4
+  // CHECK-COUNT-2: brickgpu.init_barrier
+  // CHECK: brickgpu.cluster_barrier
+  // CHECK: brickgpu.warp_specialize {
+  // CHECK: brickgpu.async_tma_copy_global_to_local %arg1[%arg3, %{{.*}}] {{.*}}, %true multicast %arg7 {brickgpu.producer}
+  // CHECK: brickgpu.async_tma_copy_global_to_local %arg2[%{{.*}}, %arg4] {{.*}}, %true multicast %arg7 {brickgpu.producer}
+  // CHECK: brickgpu.warp_return
+  func.func @shared_by_cluster_tall(%p: !brick.ptr<f16>, %mapA: !brick.tensormap, %mapB: !brick.tensormap, %m: i32,
+                               %n: i32, %kTiles: i32, %s: i64, %same: i1) attributes {brick.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %zero = arith.constant dense<0.000000e+00> : tensor<256x128xf32, #mma>
+    %da = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %mapA : !brick.ptr<f16> -> !brick.tensordesc<256x64xf16>
+    %db = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %mapB : !brick.ptr<f16> -> !brick.tensordesc<64x128xf16>
+    %acc = scf.for %k = %c0 to %kTiles step %c1 iter_args(%c = %zero) -> (tensor<256x128xf32, #mma>) : i32 {
+      %kk = arith.muli %k, %c64 : i32
+      %x = brick.descriptor_load %da[%m, %kk] shared_by_cluster %same : !brick.tensordesc<256x64xf16> -> tensor<256x64xf16, #rows>
+      %y = brick.descriptor_load %db[%kk, %n] shared_by_cluster %same : !brick.tensordesc<64x128xf16> -> tensor<64x128xf16, #rows>
+      %xa = brickgpu.local_alloc %x : (tensor<256x64xf16, #rows>) -> !brickgpu.memdesc<256x64xf16, #a>
+      %yb = brickgpu.local_alloc %y : (tensor<64x128xf16, #rows>) -> !brickgpu.memdesc<64x128xf16, #a>
+      %d = brickgpu.warpgroup_dot %xa, %yb, %c : !brickgpu.memdesc<256x64xf16, #a>, !brickgpu.memdesc<64x128xf16, #a> -> tensor<256x128xf32, #mma>
+      scf.yield %d : tensor<256x128xf32, #mma>
+    }
+    %kept = brickgpu.local_alloc %acc : (tensor<256x128xf32, #mma>) -> !brickgpu.memdesc<256x128xf32, #s>
+    return
+  }
+}

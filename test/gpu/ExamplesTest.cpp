@@ -179,14 +179,16 @@ TEST_P(Examples, MatmulDescriptors) {
                                                       .descriptors = true}));
   // Persistent: 4 programs (interpreter) or one per SM take the 2 x 3 tiles in turn.
   EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = 100, .n = 82, .k = 50, .padding = 14, .persistent = true}));
-  // ... in clusters of 2 (cluster_rank, cluster_size): 4 x 3 tiles in pairs that share B's blocks (groups of 2 and
-  // 4 rows of tiles) or straddle two columns (3).
-  for (int groupM : {2, 3, 4}) {
-    examples::MatmulConfig clustered{32, 32, 16, groupM, 4, 2};
-    clustered.clusterSize = 2;
-    EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = 100, .n = 82, .k = 50, .padding = 14, .config = clustered,
-                                                       .persistent = true}));
-  }
+  // ... in clusters of 2 (cluster_rank, cluster_size). 32x32 tiles: 4 x 3 in pairs side by side that share A's
+  // blocks, the second of each row's last pair past the end. 32x64 tiles: 4 x 2 in pairs of the grouped order
+  // that share B's blocks (groups of 2 and 4 rows of tiles) or straddle two columns (3).
+  for (int blockN : {32, 64})
+    for (int groupM : {2, 3, 4}) {
+      examples::MatmulConfig clustered{32, blockN, 16, groupM, 4, 2};
+      clustered.clusterSize = 2;
+      EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = 100, .n = 82, .k = 50, .padding = 14,
+                                                         .config = clustered, .persistent = true}));
+    }
   if (!onGpu(device()))
     return;
   for (unsigned target : {0u, 80u}) {
@@ -250,19 +252,22 @@ TEST_P(Examples, MatmulWarpGroupConfigs) {
       for (auto [m, n, k] : {std::tuple{4000, 4000, 4000}, {300, 200, 8}, {2048, 4096, 1000}})
         EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = m, .n = n, .k = k, .config = persistent, .persistent = true}));
     }
-  // In clusters of 2 whose programs share B's blocks (TMA multicast when warp-specialized): tiles in pairs, an odd
-  // count (the last cluster's second tile is past the end, and still runs its 16 K steps in step with the first),
-  // groups of 3 rows of tiles (pairs that straddle two columns load their own blocks), K loops of 1 to 63 steps.
-  for (bool specialize : {true, false}) {
-    examples::MatmulConfig clustered{256, 128, 64, 8, 8, 4, specialize};
-    clustered.clusterSize = 2;
-    for (auto [m, n, k, groupM] : {std::tuple{4000, 4000, 4000, 8}, {600, 128, 1000, 8}, {2048, 1024, 1000, 3},
-                                   {300, 712, 8, 8}}) {
-      clustered.groupM = groupM;
-      EXPECT_PASSES(
-          examples::runMatmul<f16>(device(), {.m = m, .n = n, .k = k, .config = clustered, .persistent = true}));
+  // In clusters of 2 whose programs share a block (TMA multicast when warp-specialized), K loops of 1 to 63 steps.
+  // 256x128 tiles: pairs side by side in a row share A's blocks (two boxes of 128 rows, one copied by each
+  // program); with an odd count of tile columns (384 and 128 columns) the last pair's second tile is past the
+  // end and still runs its K steps in step with the first. 128x256 tiles: consecutive tiles share B's blocks; an
+  // odd tile count (600 x 128), groups of 3 rows of tiles (pairs that straddle two columns load their own blocks).
+  for (bool specialize : {true, false})
+    for (auto [blockM, blockN] : {std::pair{256, 128}, {128, 256}}) {
+      examples::MatmulConfig clustered{blockM, blockN, 64, 8, 8, 4, specialize};
+      clustered.clusterSize = 2;
+      for (auto [m, n, k, groupM] : {std::tuple{4000, 4000, 4000, 8}, {600, 128, 1000, 8}, {600, 384, 1000, 8},
+                                     {2048, 1024, 1000, 3}, {300, 712, 8, 8}}) {
+        clustered.groupM = groupM;
+        EXPECT_PASSES(
+            examples::runMatmul<f16>(device(), {.m = m, .n = n, .k = k, .config = clustered, .persistent = true}));
+      }
     }
-  }
   // Warp-specialized at the H100 configuration: ragged shapes, K loops of 1 to 64 iterations.
   examples::MatmulConfig specialized{256, 128, 64, 8, 8, 4, true};
   for (auto [m, n, k] : {std::tuple{4000, 4000, 4000}, {1000, 1000, 64}, {300, 200, 8}, {2048, 1024, 4096}})
@@ -890,6 +895,26 @@ TEST(ExamplesOnGpu, SecondLaunchReusesTheCompiledKernel) {
   EXPECT_EQ(kernel.specializations().size(), 2u);
 }
 
+/// The relative error of 256 sampled elements of an f16 C = A * B (A m x k, B k x n, row-major, rounded to f16
+/// as uploaded) against float64.
+double sampledMatmulError(const std::vector<float> &a, const std::vector<float> &b, const runtime::DeviceBuffer &dc,
+                          int m, int n, int k) {
+  std::vector<uint16_t> c(size_t(m) * n);
+  if (dc.copyToHost(c.data(), c.size() * 2))
+    return INFINITY;
+  double diff = 0, norm = 0;
+  for (int s = 0; s < 256; ++s) {
+    int i = (s * 37) % m, j = (s * 101) % n;
+    double ref = 0;
+    for (int p = 0; p < k; ++p)
+      ref += double(halfToFloat(floatToHalf(a[size_t(i) * k + p]))) * halfToFloat(floatToHalf(b[size_t(p) * n + j]));
+    double got = halfToFloat(c[size_t(i) * n + j]);
+    diff += (got - ref) * (got - ref);
+    norm += ref * ref;
+  }
+  return std::sqrt(diff / norm);
+}
+
 TEST(ExamplesOnGpu, AutotunerTimesOnTheDeviceSkipsWhatCannotRunAndRemembers) {
   std::string why;
   const runtime::Device *gpu = deviceFor(Where::Gpu, &why);
@@ -922,22 +947,48 @@ TEST(ExamplesOnGpu, AutotunerTimesOnTheDeviceSkipsWhatCannotRunAndRemembers) {
   EXPECT_THAT_SKIPPED(first.trials[3], "power of two");
   EXPECT_LT(first.chosen, 2u);
   // The result is the chosen config's, on the buffers as given.
-  std::vector<uint16_t> c(size_t(m) * n);
-  ASSERT_FALSE(dc->copyToHost(c.data(), c.size() * 2));
-  double diff = 0, norm = 0;
-  for (int s = 0; s < 256; ++s) {
-    int i = (s * 37) % m, j = (s * 101) % n;
-    double ref = 0;
-    for (int p = 0; p < k; ++p)
-      ref += double(halfToFloat(floatToHalf(a[size_t(i) * k + p]))) * halfToFloat(floatToHalf(b[size_t(p) * n + j]));
-    double got = halfToFloat(c[size_t(i) * n + j]);
-    diff += (got - ref) * (got - ref);
-    norm += ref * ref;
-  }
-  EXPECT_LT(std::sqrt(diff / norm), 2e-3);
+  EXPECT_LT(sampledMatmulError(a, b, *dc, m, n, k), 2e-3);
   Tuning second = tuneOnce(); // a new tuner: the choice comes from the disk entry
   EXPECT_EQ(second.how, "reused");
   EXPECT_EQ(second.chosen, first.chosen);
+}
+
+// matmulPersistent's candidates on an H100 include warp-specialized tiles, alone and in clusters of 2: every one of
+// them compiles, launches and is timed (none skipped), and the chosen one's result is right.
+TEST(ExamplesOnGpu, PersistentMatmulTunesOverWarpSpecializedAndClusteredConfigs) {
+  std::string why;
+  const runtime::Device *gpu = deviceFor(Where::Gpu, &why);
+  if (!gpu)
+    GTEST_SKIP() << why;
+  if (gpu->computeCapability() != 90)
+    GTEST_SKIP() << "warp-specialized and clustered candidates are sm_90a's";
+  std::vector<TuningConfig> configs;
+  for (const examples::MatmulConfig &config : examples::matmulPersistentCandidates(2, 90))
+    if (config.blockM != 16)
+      configs.push_back(examples::tuningConfig(config));
+  ASSERT_GE(std::count_if(configs.begin(), configs.end(), [](const TuningConfig &c) { return c.clusterSize == 2; }), 2);
+  const int m = 1000, n = 1000, k = 1000;
+  std::vector<float> a = examples::host::randomFloats(size_t(m) * k), b = examples::host::randomFloats(size_t(k) * n);
+  auto da = examples::host::upload(*gpu, examples::host::toMemory<f16>(a));
+  auto db = examples::host::upload(*gpu, examples::host::toMemory<f16>(b));
+  auto dc = examples::host::poisoned(*gpu, size_t(m) * n * 2);
+  ASSERT_TRUE(da && db && dc);
+  auto programs = [&](const TuningConfig &c) {
+    unsigned tiles = unsigned(((m + c.get(0) - 1) / c.get(0)) * ((n + c.get(1) - 1) / c.get(1)));
+    return Grid{examples::persistentPrograms(tiles, c.clusterSize, gpu->multiprocessors())};
+  };
+  AutotuneOptions options;
+  options.persist = false;
+  auto tuned = autotune(examples::matmulPersistent<f16>(), configs, TuningKey{{3, 4, 5}}, options);
+  ASSERT_FALSE(tuned.launch(programs, LaunchOptions{},
+                            TensorDescriptorArg::of(*da, {m, k}, {k, 1}, {}).blocksFromConfig({0, 2}),
+                            TensorDescriptorArg::of(*db, {k, n}, {n, 1}, {}).blocksFromConfig({2, 1}),
+                            TensorDescriptorArg::of(*dc, {m, n}, {n, 1}, {}).blocksFromConfig({0, 1}), m, n, k,
+                            fromConfig, fromConfig, fromConfig, fromConfig));
+  Tuning tuning = tuned.tunings().at(0);
+  for (const TuningTrial &trial : tuning.trials)
+    EXPECT_GT(trial.milliseconds, 0) << trial.config.str() << ": " << trial.skipped;
+  EXPECT_LT(sampledMatmulError(a, b, *dc, m, n, k), 2e-3) << "chosen: " << tuning.trials[tuning.chosen].config.str();
 }
 
 } // namespace

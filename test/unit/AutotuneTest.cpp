@@ -425,4 +425,30 @@ TEST(Autotune, NoConfigThatRunsIsAnErrorWithEveryReason) {
   EXPECT_TRUE(cache.entries("autotune").empty());
 }
 
+// A config's clusterSize reaches the launch (cluster_size() and cluster_rank() see it); sizes that are not 1, 2,
+// 4 or 8, and grids that are not whole clusters, are skipped with the reason before anything is compiled.
+TEST(Autotune, ClusterSizesReachTheLaunchAndBadOnesAreSkipped) {
+  TemporaryCache cache("clusters");
+  auto place = kernel("cluster_place", [](Ptr<i32> out, Int n, Const<int> BLOCK) {
+    Tensor offsets = program_id(0) * BLOCK + arange(0, BLOCK);
+    store(out + offsets, zeros<i32>({BLOCK}) + cluster_size() * 100 + cluster_rank(), offsets < n);
+  });
+  std::vector<TuningConfig> configs = {{{32}, 1, 1, false, 3}, {{32}, 1, 1, false, 4}, {{16}, 1, 1, false, 4}};
+  EXPECT_EQ(configs[1].str(), "[32] warps=1 stages=1 cluster=4");
+  auto tuned = autotune(place, configs, TuningKey{{1}}, quick());
+  const int n = 256;
+  auto out = std::move(*runtime::DeviceBuffer::allocate(interpreter(), n * 4));
+  // BLOCK 32: 8 programs, whole clusters of 4 but not of 3. BLOCK 16 would make 16; this grid gives it 6.
+  auto grid = [](const TuningConfig &config) { return Grid{config.get(0) == 16 ? 6u : unsigned(n / config.get(0))}; };
+  ASSERT_FALSE(tuned.launch(grid, LaunchOptions{.device = &interpreter()}, out, n, fromConfig));
+  Tuning tuning = tuned.tunings().at(0);
+  EXPECT_THAT(tuning.trials[0].skipped, HasSubstr("clusterSize must be 1, 2, 4 or 8"));
+  EXPECT_THAT(tuning.trials[2].skipped, HasSubstr("the grid's x (6) is not a whole number of clusters of 4"));
+  EXPECT_EQ(tuning.chosen, 1u);
+  std::vector<int32_t> result(n);
+  ASSERT_FALSE(out.copyToHost(result.data(), n * 4));
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(result[i], 400 + (i / 32) % 4) << "element " << i;
+}
+
 } // namespace

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "brick/Runtime/Device.h"
+#include "brick/Runtime/TensorMap.h"
 
 #include "vector_add_ptx.h" // kVectorAddPtx: brickc --example=vector_add --emit=ptx (sm_90a, 4 warps, BLOCK 1024)
 
@@ -25,6 +26,19 @@ namespace {
   auto device = Device::get(0);                                                                                \
   if (!device)                                                                                                 \
     GTEST_SKIP() << "no GPU: " << device.error().message();
+
+// The boxes a tensor map copies a block in (the compiler lays out shared memory by the same rules): one swizzle
+// span of the row wide, and all its rows up to 128, else the largest power of two to 128 that divides them.
+TEST(Runtime, TmaBoxesAreASwizzleSpanWideAndAtMost128RowsTall) {
+  EXPECT_EQ(tmaBlockLayout(128, 2).boxInner, 64);
+  EXPECT_EQ(tmaBlockLayout(128, 2).swizzleBytes, 128u);
+  EXPECT_EQ(tmaBlockLayout(16, 2).swizzleBytes, 32u);
+  EXPECT_EQ(tmaBoxRows(64), 64);
+  EXPECT_EQ(tmaBoxRows(128), 128);
+  EXPECT_EQ(tmaBoxRows(256), 128);
+  EXPECT_EQ(tmaBoxRows(192), 64);
+  EXPECT_EQ(tmaBoxRows(200), 8);
+}
 
 TEST(Runtime, MissingDriverIsAClearError) {
   Expected<Driver> driver = Driver::open("/nonexistent/libcuda.so.1");

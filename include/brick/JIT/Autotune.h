@@ -54,10 +54,14 @@ struct TuningConfig {
   unsigned numWarps = 4;
   unsigned numStages = 3;
   bool warpSpecialize = false;
+  /// LaunchOptions::clusterSize: programs per thread block cluster (1, 2, 4 or 8); the grid a launch computes
+  /// for this config must come in whole clusters.
+  unsigned clusterSize = 1;
 
   /// constants[i] as an integer (grids are computed from tile sizes).
   int64_t get(size_t i) const { return constants.at(i).isFloat ? int64_t(constants[i].real) : constants[i].integer; }
-  /// "[128, 128, 32, 8] warps=4 stages=4" (" warp-specialized" when set): also how the disk entry names it.
+  /// "[128, 128, 32, 8] warps=4 stages=4" (" warp-specialized", " cluster=2" when set): also how the disk entry
+  /// names it.
   std::string str() const;
   bool operator==(const TuningConfig &) const = default;
 };

@@ -5,6 +5,8 @@
 // buffer TMA writes. Both follow tmaBlockLayout: the widest swizzle (128, 64 or 32 bytes) that a row of the
 // block fills, and boxes one swizzle span wide, side by side. A block whose rows are wider than 128 bytes
 // takes several copies, each landing as a whole column of swizzle-wide rows: the #brickgpu.nvmma_shared layout.
+// A column of more than 128 rows is copied in boxes of tmaBoxRows rows, one below the other, so that the
+// programs of a cluster can share a tall block (each copying some of its boxes to all of them).
 //
 //===----------------------------------------------------------------------===//
 #ifndef BRICK_RUNTIME_TENSORMAP_H
@@ -36,6 +38,17 @@ inline TmaBlockLayout tmaBlockLayout(int64_t innerBlock, unsigned elementBytes) 
     }
   layout.boxInner = layout.swizzleBytes ? layout.swizzleBytes / elementBytes : innerBlock;
   return layout;
+}
+
+/// The rows of one box of a block of `rows` rows (a multiple of 8): all of them up to 128, else the largest
+/// power of two up to 128 that divides them. Boxes of whole groups of 8 rows start where the swizzle pattern does.
+inline int64_t tmaBoxRows(int64_t rows) {
+  if (rows <= 128)
+    return rows;
+  int64_t box = 128;
+  while (rows % box)
+    box /= 2;
+  return box;
 }
 
 /// A CUtensorMap: 128 opaque bytes, 64-byte aligned.

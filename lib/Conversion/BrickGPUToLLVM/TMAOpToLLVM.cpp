@@ -30,17 +30,21 @@ Value threadZero(OpBuilder &b, Location loc, Value pred = Value(), Operation *op
   return pred ? LLVM::AndOp::create(b, loc, acts, pred).getResult() : acts;
 }
 
-/// Calls `copy(boxShared, boxColumn)` once per TMA box of a 2-D TMA-layout buffer at `shared` whose first column
-/// in the tensor is `column`: box c holds columns [c * boxInner, (c + 1) * boxInner) of every row, whole, after
-/// box c - 1 (the columns of #nvmma_shared), as runtime::tmaBlockLayout lays them out.
-void forEachTmaBox(OpBuilder &b, Location loc, brickgpu::MemDescType buffer, Value shared, Value column,
-                   llvm::function_ref<void(Value boxShared, Value boxColumn)> copy) {
+/// Calls `copy(boxShared, boxRow, boxColumn)` once per TMA box of a 2-D TMA-layout buffer at `shared` whose first
+/// element in the tensor is at (`row`, `column`): column c of boxes holds columns [c * boxInner, (c + 1) *
+/// boxInner) of every row, after column c - 1 (the columns of #nvmma_shared), in boxes of tmaBoxRows rows one
+/// below the other, as runtime::tmaBlockLayout and tmaBoxRows lay them out.
+void forEachTmaBox(OpBuilder &b, Location loc, brickgpu::MemDescType buffer, Value shared, Value row, Value column,
+                   llvm::function_ref<void(Value boxShared, Value boxRow, Value boxColumn)> copy) {
   ArrayRef<int64_t> shape = buffer.getShape();
   unsigned bytes = std::max(1u, buffer.getElementType().getIntOrFloatBitWidth() / 8);
   ::brick::runtime::TmaBlockLayout tma = ::brick::runtime::tmaBlockLayout(shape[1], bytes);
+  int64_t boxRows = ::brick::runtime::tmaBoxRows(shape[0]);
   for (int64_t box = 0; box * tma.boxInner < shape[1]; ++box)
-    copy(LLVM::AddOp::create(b, loc, shared, i32Constant(b, loc, box * shape[0] * tma.boxInner * bytes)),
-         LLVM::AddOp::create(b, loc, column, i32Constant(b, loc, box * tma.boxInner)));
+    for (int64_t first = 0; first < shape[0]; first += boxRows)
+      copy(LLVM::AddOp::create(b, loc, shared, i32Constant(b, loc, (box * shape[0] + first) * tma.boxInner * bytes)),
+           first ? LLVM::AddOp::create(b, loc, row, i32Constant(b, loc, first)).getResult() : row,
+           LLVM::AddOp::create(b, loc, column, i32Constant(b, loc, box * tma.boxInner)));
 }
 
 struct InitBarrierLowering : ConvertOpToLLVMPattern<brickgpu::InitBarrierOp> {
@@ -145,9 +149,9 @@ struct AsyncTMACopyLowering : ConvertOpToLLVMPattern<brickgpu::AsyncTMACopyGloba
     }
     Value everyone = LLVM::ConstantOp::create(b, loc, b.getI16Type(), b.getI16IntegerAttr((1 << clusterSize) - 1));
     int64_t box = 0;
-    forEachTmaBox(b, loc, op.getDst().getType(), destination, adaptor.getIndices()[1],
-                  [&](Value boxDestination, Value boxColumn) {
-                    inlineAsm(b, loc, {}, {boxDestination, adaptor.getMap(), boxColumn, row, barrier, alone},
+    forEachTmaBox(b, loc, op.getDst().getType(), destination, row, adaptor.getIndices()[1],
+                  [&](Value boxDestination, Value boxRow, Value boxColumn) {
+                    inlineAsm(b, loc, {}, {boxDestination, adaptor.getMap(), boxColumn, boxRow, barrier, alone},
                               "@$5 cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
                               "[$0], [$1, {$2, $3}], [$4];",
                               "r,l,r,r,r,b", /*sideEffects=*/true);
@@ -158,7 +162,7 @@ struct AsyncTMACopyLowering : ConvertOpToLLVMPattern<brickgpu::AsyncTMACopyGloba
                     Value shares = LLVM::AndOp::create(
                         b, loc, LLVM::AndOp::create(b, loc, issue, adaptor.getMulticast()), mine);
                     inlineAsm(b, loc, {},
-                              {boxDestination, adaptor.getMap(), boxColumn, row, barrier, everyone, shares},
+                              {boxDestination, adaptor.getMap(), boxColumn, boxRow, barrier, everyone, shares},
                               "@$6 cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
                               ".multicast::cluster [$0], [$1, {$2, $3}], [$4], $5;",
                               "r,l,r,r,r,h,b", /*sideEffects=*/true);
@@ -175,11 +179,11 @@ struct AsyncTMAStoreLowering : ConvertOpToLLVMPattern<brickgpu::AsyncTMACopyLoca
     Value source = sharedAddress(b, loc, adaptor.getSrc());
     Value issue = threadZero(b, loc, Value(), op);
     Value row = adaptor.getIndices()[0];
-    // One box per swizzle span of the rows, as the loads; then one bulk group (async_tma_store_wait waits until
+    // The boxes of the loads (a swizzle span of the rows, at most 128 rows); then one bulk group (async_tma_store_wait waits until
     // it has read the buffer).
-    forEachTmaBox(b, loc, op.getSrc().getType(), source, adaptor.getIndices()[1],
-                  [&](Value boxSource, Value boxColumn) {
-                    inlineAsm(b, loc, {}, {adaptor.getMap(), boxColumn, row, boxSource, issue},
+    forEachTmaBox(b, loc, op.getSrc().getType(), source, row, adaptor.getIndices()[1],
+                  [&](Value boxSource, Value boxRow, Value boxColumn) {
+                    inlineAsm(b, loc, {}, {adaptor.getMap(), boxColumn, boxRow, boxSource, issue},
                               "@$4 cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [$0, {$1, $2}], [$3];",
                               "l,r,r,r,b", /*sideEffects=*/true);
                   });
