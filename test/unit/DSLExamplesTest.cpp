@@ -77,6 +77,39 @@ TEST(Examples, MatmulDecodeTilesMaskRowsOfA) {
   EXPECT_EQ(masked["arith.andi"], wrapped["arith.andi"] + 1); // A's row mask and its K mask
 }
 
+// The persistent matmul's candidates: on sm_90a with 16-bit inputs its two-warpgroup tiles (256x128 and 128x256
+// over 4 stages) again warp-specialized, alone and in clusters of 2; elsewhere the other kernels' list. Its
+// clusters share the larger block: A's where BLOCK_M >= BLOCK_N, B's otherwise.
+TEST(Examples, PersistentMatmulCandidatesAndTheBlockItsClustersShare) {
+  std::vector<examples::MatmulConfig> hopper = examples::matmulPersistentCandidates(2, 90);
+  ASSERT_EQ(hopper.size(), examples::matmulCandidates(2, 90).size() + 4);
+  int specialized = 0, clustered = 0;
+  for (const examples::MatmulConfig &config : hopper) {
+    specialized += config.warpSpecialize;
+    clustered += config.clusterSize == 2;
+    if (config.clusterSize != 1)
+      EXPECT_TRUE(config.warpSpecialize && config.warps == 8 && config.blockM * config.blockN == 256 * 128);
+  }
+  EXPECT_EQ(specialized, 4);
+  EXPECT_EQ(clustered, 2);
+  EXPECT_EQ(examples::matmulPersistentCandidates(2, 80).size(), examples::matmulCandidates(2, 80).size());
+  EXPECT_EQ(examples::matmulPersistentCandidates(4, 90).size(), examples::matmulCandidates(4, 90).size());
+  auto sharedOperand = [](int blockM, int blockN) {
+    Specialization tiles = {Arg::descriptor({blockM, 64}), Arg::descriptor({64, blockN}),
+                            Arg::descriptor({blockM, blockN}), dyn, dyn, dyn, blockM, blockN, 64, 8};
+    BuildResult built = examples::matmulPersistent<f16>().build(tiles);
+    EXPECT_TRUE(built.ok()) << built.errors();
+    std::string ir = built.ir();
+    size_t shared = ir.find("shared_by_cluster");
+    EXPECT_EQ(ir.find("shared_by_cluster", shared + 1), std::string::npos) << ir;
+    size_t line = ir.rfind('\n', shared), end = ir.find('\n', shared);
+    return shared == std::string::npos ? std::string() : ir.substr(line + 1, end - line - 1);
+  };
+  // The shared load's block: A's is BLOCK_M x 64, B's 64 x BLOCK_N.
+  EXPECT_NE(sharedOperand(256, 128).find("-> tensor<256x64xf16>"), std::string::npos) << sharedOperand(256, 128);
+  EXPECT_NE(sharedOperand(128, 256).find("-> tensor<64x256xf16>"), std::string::npos) << sharedOperand(128, 256);
+}
+
 TEST(Examples, MoeLayerBuilds) {
   Specialization gemm(22, dyn);
   gemm[18] = 16, gemm[19] = 64, gemm[20] = 128, gemm[21] = 1; // BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M
