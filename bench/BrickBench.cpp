@@ -272,10 +272,7 @@ template <ElementTag T> struct MatmulShape {
   }
   /// Launches persistentTuner (tuning at the first launch for this shape); the chosen config's description.
   runtime::Error launchTuned(std::string *chosen = nullptr) {
-    auto programs = [&](const TuningConfig &c) {
-      unsigned tiles = unsigned(((m + c.get(0) - 1) / c.get(0)) * ((n + c.get(1) - 1) / c.get(1)));
-      return Grid{examples::persistentPrograms(tiles, c.clusterSize, device->multiprocessors())};
-    };
+    auto programs = [&](const TuningConfig &c) { return examples::persistentGrid(c, m, n, device->multiprocessors()); };
     runtime::Error error = persistentTuner().launch(
         programs, LaunchOptions{}, TensorDescriptorArg::of(da, {m, k}, {k, 1}, {}).blocksFromConfig({0, 2}),
         TensorDescriptorArg::of(db, {k, n}, {n, 1}, {}).blocksFromConfig({2, 1}),

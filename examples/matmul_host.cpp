@@ -175,7 +175,7 @@ template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &dev
       auto &tuned =
           autotunedMatmul(matmulPersistentKernel<T>(problem.precision), device, elementBytes, capability, true);
       auto programs = [&](const brick::TuningConfig &config) {
-        return brick::Grid{persistentPrograms(tiles(config).x, config.clusterSize, device.multiprocessors())};
+        return persistentGrid(config, m, n, device.multiprocessors());
       };
       brick::runtime::Error e = tuned.launch(programs, tunedOptions, a, b, c, m, n, k, fromConfig, fromConfig,
                                              fromConfig, fromConfig);

@@ -136,7 +136,7 @@ Expected<KernelBundle> KernelBundle::deserialize(std::string_view bytes) {
   if (warps > 32 || !(powerOfTwo(warps) || (warps >= 8 && powerOfTwo(warps - 4))))
     return Error("kernel bundle invalid: " + std::to_string(bundle.numWarps) +
                  " warps (a power of two from 1 to 32 is launchable, or 4 more for a warp-specialized kernel)");
-  if (bundle.clusterSize < 1 || bundle.clusterSize > 8 || (bundle.clusterSize & (bundle.clusterSize - 1)))
+  if (!Function::isClusterSize(bundle.clusterSize))
     return Error("kernel bundle invalid: clusters of " + std::to_string(bundle.clusterSize) +
                  " programs (1, 2, 4 or 8 are launchable)");
   constexpr unsigned kMostSharedMemory = 227 * 1024; // sm_90's opt-in limit, the largest of any target

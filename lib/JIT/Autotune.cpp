@@ -640,7 +640,7 @@ runtime::Error autotunedLaunch(TunerState &tuner, const std::string &name, const
       skip(i, "numWarps must be a power of two from 1 to 32 (a block has at most 1024 threads)");
     else if (config.numStages < 1 || config.numStages > 8)
       skip(i, "numStages must be from 1 to 8");
-    else if (config.clusterSize != 1 && config.clusterSize != 2 && config.clusterSize != 4 && config.clusterSize != 8)
+    else if (!runtime::Function::isClusterSize(config.clusterSize))
       skip(i, "clusterSize must be 1, 2, 4 or 8");
     else if (unsigned x = grid(config).x; x % config.clusterSize)
       skip(i, "the grid's x (" + std::to_string(x) + ") is not a whole number of clusters of " +

@@ -372,7 +372,7 @@ runtime::Error validateLaunch(const std::string &name, Grid grid, const LaunchOp
   if (options.numStages < 1 || options.numStages > 8)
     return runtime::Error("kernel '" + name + "': numStages must be from 1 to 8, got " +
                           std::to_string(options.numStages));
-  if (options.clusterSize < 1 || options.clusterSize > 8 || (options.clusterSize & (options.clusterSize - 1)))
+  if (!runtime::Function::isClusterSize(options.clusterSize))
     return runtime::Error("kernel '" + name + "': clusterSize must be 1, 2, 4 or 8, got " +
                           std::to_string(options.clusterSize));
   if (grid.x % options.clusterSize != 0)

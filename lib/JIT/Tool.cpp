@@ -349,7 +349,7 @@ int main(int argc, char **argv, const std::vector<Entry> &kernels) {
   if (stages && *stages == 0)
     return fail("--num-stages must be from 1 to 8, got '" + options["num-stages"] + "'");
   std::optional<unsigned> cluster = number("cluster-size", 1, 8);
-  if (cluster && (*cluster == 0 || (*cluster & (*cluster - 1))))
+  if (cluster && !runtime::Function::isClusterSize(*cluster))
     return fail("--cluster-size must be 1, 2, 4 or 8, got '" + options["cluster-size"] + "'");
   if (!specs.empty() && chosen.size() != 1)
     return fail("--spec needs --kernel=NAME (this program has several kernels)");

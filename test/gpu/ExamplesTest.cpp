@@ -895,6 +895,18 @@ TEST(ExamplesOnGpu, SecondLaunchReusesTheCompiledKernel) {
   EXPECT_EQ(kernel.specializations().size(), 2u);
 }
 
+/// Random f16 operands of C = A * B (A m x k, B k x n, row-major) on `gpu`, and C poisoned.
+struct F16Product {
+  std::vector<float> a, b;
+  runtime::Expected<runtime::DeviceBuffer> da, db, dc;
+  F16Product(const runtime::Device &gpu, int m, int n, int k)
+      : a(examples::host::randomFloats(size_t(m) * k)), b(examples::host::randomFloats(size_t(k) * n)),
+        da(examples::host::upload(gpu, examples::host::toMemory<f16>(a))),
+        db(examples::host::upload(gpu, examples::host::toMemory<f16>(b))),
+        dc(examples::host::poisoned(gpu, size_t(m) * n * 2)) {}
+  bool uploaded() const { return da && db && dc; }
+};
+
 /// The relative error of 256 sampled elements of an f16 C = A * B (A m x k, B k x n, row-major, rounded to f16
 /// as uploaded) against float64.
 double sampledMatmulError(const std::vector<float> &a, const std::vector<float> &b, const runtime::DeviceBuffer &dc,
@@ -925,11 +937,9 @@ TEST(ExamplesOnGpu, AutotunerTimesOnTheDeviceSkipsWhatCannotRunAndRemembers) {
   std::vector<TuningConfig> configs = {{{128, 128, 32, 8}, 4, 3}, {{64, 64, 32, 8}, 4, 3},
                                        {{256, 256, 128, 8}, 16, 4}, {{64, 64, 32, 8}, 64, 2}};
   const int m = 512, n = 512, k = 512;
-  std::vector<float> a = examples::host::randomFloats(size_t(m) * k), b = examples::host::randomFloats(size_t(k) * n);
-  auto da = examples::host::upload(*gpu, examples::host::toMemory<f16>(a));
-  auto db = examples::host::upload(*gpu, examples::host::toMemory<f16>(b));
-  auto dc = examples::host::poisoned(*gpu, size_t(m) * n * 2);
-  ASSERT_TRUE(da && db && dc);
+  F16Product product(*gpu, m, n, k);
+  ASSERT_TRUE(product.uploaded());
+  auto &[a, b, da, db, dc] = product;
   auto grid = [&](const TuningConfig &c) {
     return Grid{unsigned(((m + c.get(0) - 1) / c.get(0)) * ((n + c.get(1) - 1) / c.get(1)))};
   };
@@ -968,15 +978,10 @@ TEST(ExamplesOnGpu, PersistentMatmulTunesOverWarpSpecializedAndClusteredConfigs)
       configs.push_back(examples::tuningConfig(config));
   ASSERT_GE(std::count_if(configs.begin(), configs.end(), [](const TuningConfig &c) { return c.clusterSize == 2; }), 2);
   const int m = 1000, n = 1000, k = 1000;
-  std::vector<float> a = examples::host::randomFloats(size_t(m) * k), b = examples::host::randomFloats(size_t(k) * n);
-  auto da = examples::host::upload(*gpu, examples::host::toMemory<f16>(a));
-  auto db = examples::host::upload(*gpu, examples::host::toMemory<f16>(b));
-  auto dc = examples::host::poisoned(*gpu, size_t(m) * n * 2);
-  ASSERT_TRUE(da && db && dc);
-  auto programs = [&](const TuningConfig &c) {
-    unsigned tiles = unsigned(((m + c.get(0) - 1) / c.get(0)) * ((n + c.get(1) - 1) / c.get(1)));
-    return Grid{examples::persistentPrograms(tiles, c.clusterSize, gpu->multiprocessors())};
-  };
+  F16Product product(*gpu, m, n, k);
+  ASSERT_TRUE(product.uploaded());
+  auto &[a, b, da, db, dc] = product;
+  auto programs = [&](const TuningConfig &c) { return examples::persistentGrid(c, m, n, gpu->multiprocessors()); };
   AutotuneOptions options;
   options.persist = false;
   auto tuned = autotune(examples::matmulPersistent<f16>(), configs, TuningKey{{3, 4, 5}}, options);

@@ -343,24 +343,20 @@ TEST(Interpreter, RefusesLaunchesAGpuRefuses) {
   EXPECT_THAT(failure(k.launch(Grid{0}, onCpu(), out)), HasSubstr("grid (0, 1, 1) is not launchable"));
   EXPECT_THAT(failure(k.launch(Grid{1, 65536, 1}, onCpu(), out)), HasSubstr("grid (1, 65536, 1) is not launchable"));
   EXPECT_THAT(failure(k.launch(Grid{2147483648u}, onCpu(), out)), HasSubstr("is not launchable"));
-  for (unsigned warps : {0u, 3u, 64u}) {
+  // The refusal of a launch of `grid` programs with `option` of the options set to `value`.
+  auto refusal = [&](Grid grid, unsigned LaunchOptions::*option, unsigned value) {
     LaunchOptions options = onCpu();
-    options.numWarps = warps;
-    EXPECT_THAT(failure(k.launch(Grid{1}, options, out)),
+    options.*option = value;
+    return failure(k.launch(grid, options, out));
+  };
+  for (unsigned warps : {0u, 3u, 64u})
+    EXPECT_THAT(refusal(Grid{1}, &LaunchOptions::numWarps, warps),
                 HasSubstr("numWarps must be a power of two from 1 to 32, got " + std::to_string(warps)));
-  }
-  LaunchOptions noStages = onCpu();
-  noStages.numStages = 0;
-  EXPECT_THAT(failure(k.launch(Grid{1}, noStages, out)), HasSubstr("numStages must be from 1 to 8, got 0"));
-  for (unsigned cluster : {0u, 3u, 16u}) {
-    LaunchOptions options = onCpu();
-    options.clusterSize = cluster;
-    EXPECT_THAT(failure(k.launch(Grid{48}, options, out)),
+  EXPECT_THAT(refusal(Grid{1}, &LaunchOptions::numStages, 0), HasSubstr("numStages must be from 1 to 8, got 0"));
+  for (unsigned cluster : {0u, 3u, 16u})
+    EXPECT_THAT(refusal(Grid{48}, &LaunchOptions::clusterSize, cluster),
                 HasSubstr("clusterSize must be 1, 2, 4 or 8, got " + std::to_string(cluster)));
-  }
-  LaunchOptions pairs = onCpu();
-  pairs.clusterSize = 2;
-  EXPECT_THAT(failure(k.launch(Grid{3}, pairs, out)),
+  EXPECT_THAT(refusal(Grid{3}, &LaunchOptions::clusterSize, 2),
               HasSubstr("clusters of 2 programs need a grid whose x is a multiple of that, got 3"));
 }
 

@@ -145,6 +145,9 @@ public:
   Error launch(std::array<unsigned, 3> grid, unsigned threads, unsigned sharedBytes, const Stream *stream,
                void **arguments, unsigned clusterSize = 1) const;
 
+  /// The cluster sizes a launch may ask for (LaunchOptions::clusterSize): 1, 2, 4 or 8.
+  static bool isClusterSize(unsigned size) { return size == 1 || size == 2 || size == 4 || size == 8; }
+
 private:
   friend class Module;
   const Device *device_ = nullptr;
