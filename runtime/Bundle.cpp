@@ -8,6 +8,7 @@
 #include "brick/Runtime/Bundle.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -203,8 +204,9 @@ Expected<LoadedKernel> LoadedKernel::load(const Device &device, const KernelBund
 }
 
 Error LoadedKernel::launch(std::array<unsigned, 3> grid, const Stream *stream, void **arguments) const {
-  // Code for older GPUs numbers its clusters without hardware clusters (a bundle's target is "sm_NN[a]").
-  bool clusters = bundle_.target >= "sm_90";
+  // Code for older GPUs numbers its clusters without hardware clusters (a bundle's target is "sm_NN[a]"; compared
+  // as a number, so that sm_100 counts as newer than sm_90).
+  bool clusters = bundle_.target.rfind("sm_", 0) == 0 && std::atoi(bundle_.target.c_str() + 3) >= 90;
   return function_.launch(grid, 32 * bundle_.numWarps, bundle_.sharedMemory, stream, arguments,
                           clusters ? bundle_.clusterSize : 1);
 }
