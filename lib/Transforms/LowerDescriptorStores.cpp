@@ -5,12 +5,15 @@
 // passes through shared memory once: a layout conversion feeding the store (to the coalesced layout a masked
 // store would want) is skipped, and the registers it converted are written as they are. Where the layout allows,
 // a block of several TMA boxes goes through a buffer of one box, a box at a time. A store's read of the buffer
-// is waited for just before the buffer is written again, so that it overlaps the code after the store.
+// is waited for just before the buffer is written again, so that it overlaps the code after the store. A store
+// brickgpu-warp-specialize marked with a window writes that box only (the others go in other K steps).
 //
 //===----------------------------------------------------------------------===//
 
 #include "brick/Dialect/BrickGPU/BrickGPUDialect.h"
 #include "brick/Transforms/Passes.h"
+
+#include "PipelineUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
@@ -65,9 +68,18 @@ struct LowerDescriptorStoresPass : impl::BrickGPULowerDescriptorStoresBase<Lower
     // a persistent kernel's ring of operand buffers stays alive through its epilogue, and the full block's
     // buffer would cost it a pipeline stage.
     ArrayRef<int64_t> shape = type.getShape();
-    int64_t boxInner = layout.getSwizzle() * 8 / type.getElementType().getIntOrFloatBitWidth(); // a swizzle span
-    bool byBox = boxInner < shape[1] && brickgpu::isThreadIndependentColumnWindow(type, boxInner);
-    SmallVector<int64_t> bufferShape{shape[0], byBox ? boxInner : shape[1]};
+    int64_t window = tmaStoreWindowColumns(type);
+    bool byBox = window < shape[1];
+    SmallVector<int64_t> bufferShape{shape[0], window};
+    // brickgpu-warp-specialize may ask for one window only (the others go in other K steps).
+    int64_t firstColumn = 0, endColumn = shape[1];
+    if (auto only = store->getAttrOfType<IntegerAttr>(kStoreWindowAttrName)) {
+      firstColumn = only.getInt() * window;
+      endColumn = firstColumn + window;
+      if (firstColumn < 0 || endColumn > shape[1])
+        return store.emitError() << "internal: window " << only.getInt() << " of a " << type << " stored by TMA "
+                                 << "in windows of " << window << " columns";
+    }
     auto bufferType = brickgpu::MemDescType::get(context, bufferShape, type.getElementType(), layout);
     // A TMA store's read of the buffer is waited for only before the buffer is written again (the next box, or
     // the block of the loop's next iteration), so that it overlaps what follows: a persistent kernel's next
@@ -87,7 +99,7 @@ struct LowerDescriptorStoresPass : impl::BrickGPULowerDescriptorStoresBase<Lower
         loopBuffers[{outermost, bufferType}] = buffer;
     }
     b.setInsertionPoint(store);
-    for (int64_t column = 0; column < shape[1]; column += bufferShape[1]) {
+    for (int64_t column = firstColumn; column < endColumn; column += window) {
       // The local_store's lowering puts a barrier before its writes (after this wait, thread 0's, that the
       // buffer was read) and a fence for the async proxy and a barrier after them (before thread 0 stores).
       brickgpu::AsyncTMAStoreWaitOp::create(b, loc);

@@ -8,6 +8,16 @@
 
 namespace mlir::brick {
 
+int64_t tmaStoreWindowColumns(RankedTensorType block) {
+  brickgpu::NVMMASharedEncodingAttr layout =
+      brickgpu::getTMALayout(block.getContext(), block.getShape(), block.getElementType());
+  if (!layout)
+    return 0;
+  int64_t span = layout.getSwizzle() * 8 / block.getElementType().getIntOrFloatBitWidth();
+  return span < block.getDimSize(1) && brickgpu::isThreadIndependentColumnWindow(block, span) ? span
+                                                                                                 : block.getDimSize(1);
+}
+
 /// Whether the only users of `alloc` (next to `load` in its block) are what reads a dot operand.
 bool readOnlyByDots(Operation *load, brickgpu::LocalAllocOp alloc) {
   std::function<bool(Operation *)> read = [&](Operation *user) {

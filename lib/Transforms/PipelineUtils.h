@@ -27,6 +27,15 @@ struct Slice {
 std::optional<Slice> sliceOf(scf::ForOp loop, ArrayRef<Value> roots,
                              llvm::function_ref<bool(Operation *)> mayRepeat = nullptr);
 
+/// The columns of `block` one TMA store writes from one shared buffer (brickgpu-lower-descriptor-stores): a
+/// swizzle span where the block is wider and each thread's registers of a span are the same for every span
+/// (wgmma's accumulator), else the whole block; 0 when no TMA layout holds the block.
+int64_t tmaStoreWindowColumns(RankedTensorType block);
+
+/// On a brick.descriptor_store: store only its `value`-th window of tmaStoreWindowColumns columns (a block whose
+/// windows brickgpu-warp-specialize spreads over the next tile's K steps).
+constexpr llvm::StringLiteral kStoreWindowAttrName = "brickgpu.store_window";
+
 } // namespace mlir::brick
 
 #endif // BRICK_LIB_TRANSFORMS_PIPELINEUTILS_H

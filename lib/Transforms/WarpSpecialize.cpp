@@ -12,6 +12,8 @@
 // The K loop may sit in a persistent tile loop (an scf.for at the kernel's top level, over the tiles a program
 // takes). The producer then runs that loop too, computing each tile's coordinates, and the ring's slot and
 // phase carry on from tile to tile: the producer fills the next tile's slots while the consumers store this one.
+// Where the tile ends with a descriptor store, the consumers store its block during the next tile's K loop, a TMA
+// box per K step beside the wgmmas, rather than between two K loops, where the tensor cores wait for it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +29,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "llvm/ADT/STLExtras.h"
 
 namespace mlir::brick {
@@ -231,12 +234,11 @@ bool multicastable(DescriptorLoadOp load, LocalAllocOp alloc, unsigned clusterSi
   return boxes > 0 && boxes % clusterSize == 0;
 }
 
-/// `loop` rebuilt with two more loop values (a ring's slot and phase, from `slot` and `phase`), its body moved
-/// over; `loop` is erased and its results replaced. The new body's terminator still yields the old values.
-scf::ForOp withSlotAndPhase(OpBuilder &b, scf::ForOp &loop, Value slot, Value phase) {
+/// `loop` rebuilt with more loop values (starting at `values`), its body moved over; `loop` is erased and its
+/// results replaced. The new body's terminator still yields the old values.
+scf::ForOp withLoopValues(OpBuilder &b, scf::ForOp &loop, ValueRange values) {
   SmallVector<Value> inits(loop.getInitArgs());
-  inits.push_back(slot);
-  inits.push_back(phase);
+  llvm::append_range(inits, values);
   auto rebuilt = scf::ForOp::create(b, loop.getLoc(), loop.getLowerBound(), loop.getUpperBound(), loop.getStep(), inits);
   Block *body = rebuilt.getBody();
   if (!body->empty())
@@ -249,6 +251,114 @@ scf::ForOp withSlotAndPhase(OpBuilder &b, scf::ForOp &loop, Value slot, Value ph
   loop.erase();
   loop = rebuilt;
   return rebuilt;
+}
+
+/// The store that ends each tile of the consumers' tile loop, where it may wait for the next tile: the loop's
+/// only store, right before its yield, of a 2-D block through a descriptor made outside the loop; the tile's other
+/// ops, but for its K loop and the waits and releases this pass put after it, write nothing and read only scalars
+/// nothing in the kernel writes.
+DescriptorStoreOp storeEndingEachTile(scf::ForOp tiles, scf::ForOp kLoop) {
+  Block *body = tiles.getBody();
+  auto store = dyn_cast_or_null<DescriptorStoreOp>(body->getTerminator()->getPrevNode());
+  if (!store || store.getIndices().size() != 2 ||
+      !store.getDesc().getParentRegion()->isProperAncestor(&tiles.getRegion()))
+    return {};
+  for (Operation &op : body->without_terminator()) {
+    if (&op == store.getOperation() || &op == kLoop.getOperation())
+      continue;
+    bool writesOrReads = op.walk([](Operation *inner) {
+                             return isMemoryEffectFree(inner) || invariantScalarLoad(inner) ||
+                                            isa<brickgpu::WarpGroupDotWaitOp, brickgpu::BarrierArriveOp>(inner)
+                                        ? WalkResult::advance()
+                                        : WalkResult::interrupt();
+                           }).wasInterrupted();
+    if (writesOrReads)
+      return {};
+  }
+  return store;
+}
+
+/// The consumers store each tile's block while the next tile's K loop runs, a TMA store window (a swizzle span of
+/// columns, brickgpu-lower-descriptor-stores) per K step, just after the step's first wgmma is issued: the block's
+/// registers go to shared memory and TMA while the tensor cores work, not in a gap between two tiles' K loops. The
+/// tile loop carries the block, its coordinates and whether it waits to be stored; window c goes in K step
+/// min(c, last). The last tile stores its block at its end, and so does every tile when the K loop has no steps
+/// (which needs the K loop's bounds to be the same for every tile). Registers: the block (a 16-bit 128x256 tile
+/// is 64 a thread over two warpgroups) lives through the K loop beside the accumulator.
+void storeDuringNextTile(scf::ForOp &tiles, scf::ForOp kLoop, Operation *afterFirstDot) {
+  DescriptorStoreOp store = storeEndingEachTile(tiles, kLoop);
+  if (!store)
+    return;
+  moveLoopInvariantCode(cast<LoopLikeOpInterface>(tiles.getOperation()));
+  if (!llvm::all_of(ValueRange{kLoop.getLowerBound(), kLoop.getUpperBound(), kLoop.getStep()},
+                    [&](Value bound) { return tiles.isDefinedOutsideOfLoop(bound); }))
+    return;
+  Value block = store.getValue();
+  auto convert = block.getDefiningOp<brickgpu::ConvertLayoutOp>();
+  if (convert) // the store writes the block from the registers it was computed in: carry those
+    block = convert.getSrc();
+  auto type = cast<RankedTensorType>(block.getType());
+  int64_t window = tmaStoreWindowColumns(type);
+  if (window == 0)
+    return;
+  Location loc = store.getLoc();
+  auto storeBlock = [&](OpBuilder &b, Value condition, Value value, ValueRange at, std::optional<int64_t> only) {
+    auto branch = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
+    OpBuilder then = OpBuilder::atBlockBegin(branch.thenBlock());
+    auto write = DescriptorStoreOp::create(then, loc, store.getDesc(), at, value);
+    if (only)
+      write->setAttr(kStoreWindowAttrName, then.getI64IntegerAttr(*only));
+  };
+
+  // The K steps, and the one each window goes in: lower bound + min(c, steps - 1) * step.
+  OpBuilder b(tiles);
+  Type indexType = kLoop.getInductionVar().getType();
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(indexType, value));
+  };
+  Value lower = kLoop.getLowerBound(), step = kLoop.getStep();
+  Value span = arith::SubIOp::create(b, loc, kLoop.getUpperBound(), lower);
+  Value steps = arith::DivSIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, span, arith::SubIOp::create(b, loc, step, constant(1))), step);
+  Value lastStep = arith::SubIOp::create(b, loc, steps, constant(1));
+  SmallVector<Value> stepOfWindow;
+  for (int64_t c = 0; c < type.getDimSize(1) / window; ++c)
+    stepOfWindow.push_back(arith::AddIOp::create(
+        b, loc, lower, arith::MulIOp::create(b, loc, arith::MinSIOp::create(b, loc, constant(c), lastStep), step)));
+  Value noSteps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, steps, constant(0));
+
+  SmallVector<Value> starts{arith::ConstantOp::create(b, loc, type, cast<TypedAttr>(b.getZeroAttr(type)))};
+  for (Value index : store.getIndices())
+    starts.push_back(arith::ConstantOp::create(b, loc, b.getIntegerAttr(index.getType(), 0)));
+  starts.push_back(arith::ConstantOp::create(b, loc, b.getBoolAttr(false)));
+  unsigned first = tiles.getNumRegionIterArgs();
+  withLoopValues(b, tiles, starts);
+  Value pending = tiles.getRegionIterArg(first), waiting = tiles.getRegionIterArg(first + 3);
+  SmallVector<Value> pendingAt{tiles.getRegionIterArg(first + 1), tiles.getRegionIterArg(first + 2)};
+
+  OpBuilder in(afterFirstDot->getBlock(), std::next(Block::iterator(afterFirstDot)));
+  for (auto [c, at] : llvm::enumerate(stepOfWindow)) {
+    Value now = arith::CmpIOp::create(in, loc, arith::CmpIPredicate::eq, kLoop.getInductionVar(), at);
+    storeBlock(in, arith::AndIOp::create(in, loc, waiting, now), pending, pendingAt, c);
+  }
+
+  // This tile's block waits for the next tile's K steps, if there are any and a next tile.
+  Operation *yield = tiles.getBody()->getTerminator();
+  OpBuilder atEnd(yield);
+  Value left = arith::SubIOp::create(atEnd, loc, tiles.getUpperBound(), tiles.getInductionVar());
+  Value lastTile = arith::CmpIOp::create(atEnd, loc, arith::CmpIPredicate::sle, left, tiles.getStep());
+  Value storeNow = arith::OrIOp::create(atEnd, loc, lastTile, noSteps);
+  storeBlock(atEnd, storeNow, block, store.getIndices(), std::nullopt);
+  SmallVector<Value> yielded(yield->getOperands());
+  yielded.push_back(block);
+  llvm::append_range(yielded, store.getIndices());
+  yielded.push_back(arith::XOrIOp::create(atEnd, loc, storeNow,
+                                          arith::ConstantOp::create(atEnd, loc, atEnd.getBoolAttr(true))));
+  scf::YieldOp::create(atEnd, loc, yielded);
+  yield->erase();
+  store.erase();
+  if (convert && convert->use_empty())
+    convert.erase();
 }
 
 struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass> {
@@ -430,14 +540,14 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
     scf::ForOp consumerTiles;
     if (plan.outer) {
       unsigned tileValues = plan.outer.getNumRegionIterArgs();
-      consumerTiles = withSlotAndPhase(b, plan.outer, tileSlot, tilePhase);
+      consumerTiles = withLoopValues(b, plan.outer, {tileSlot, tilePhase});
       tileSlot = consumerTiles.getRegionIterArg(tileValues);
       tilePhase = consumerTiles.getRegionIterArg(tileValues + 1);
       b.setInsertionPoint(loop);
     }
     unsigned original = loop.getNumRegionIterArgs();
     scf::ForOp consumer = loop;
-    withSlotAndPhase(b, consumer, tileSlot, tilePhase);
+    withLoopValues(b, consumer, {tileSlot, tilePhase});
     Block *body = consumer.getBody();
     Value slot = consumer.getRegionIterArg(original), phase = consumer.getRegionIterArg(original + 1);
 
@@ -467,7 +577,8 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
     Value previous = previousSlot(release, slot);
     Value notFirst = arith::CmpIOp::create(release, loc, arith::CmpIPredicate::ne, consumer.getInductionVar(),
                                            consumer.getLowerBound());
-    brickgpu::BarrierArriveOp::create(release, loc, slotOf(release, empty, previous), notFirst, multicast);
+    Operation *released =
+        brickgpu::BarrierArriveOp::create(release, loc, slotOf(release, empty, previous), notFirst, multicast);
     OpBuilder atEnd(yield);
     SmallVector<Value> yielded(yield->getOperands());
     auto [nextSlot, nextPhase] = advance(atEnd, slot, phase);
@@ -524,6 +635,8 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
     }
     for (auto [index, value] : finished)
       consumer.getResult(index).replaceAllUsesExcept(value, value.getDefiningOp());
+    if (consumerTiles)
+      storeDuringNextTile(consumerTiles, consumer, released);
   }
 };
 } // namespace

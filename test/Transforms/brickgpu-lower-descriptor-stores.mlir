@@ -97,6 +97,31 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     return
   }
 
+  // brickgpu-warp-specialize spreads a block's windows over K steps: a store of one window writes that window
+  // only, at its column, through the loop nest's buffer.
+  // CHECK-LABEL: func.func @one_window
+  // CHECK: %[[BUF:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<64x64xf16, #nvmma_shared>
+  // CHECK-NEXT: scf.for
+  // CHECK-NEXT: brickgpu.async_tma_store_wait
+  // CHECK-NEXT: brickgpu.local_store %arg5, %[[BUF]] {column_offset = 64 : i64}
+  // CHECK-NEXT: %[[C64:.*]] = arith.constant 64 : i32
+  // CHECK-NEXT: %[[J64:.*]] = arith.addi %arg4, %[[C64]]
+  // CHECK-NEXT: brickgpu.async_tma_copy_local_to_global %arg1[%{{.*}}, %[[J64]]] %[[BUF]]
+  // CHECK-NEXT: }
+  // CHECK-NOT: brickgpu.local_store
+  // CHECK: return
+  func.func @one_window(%p: !brick.ptr<f16>, %map: !brick.tensormap, %m: i32, %i: i32, %j: i32,
+                        %acc: tensor<64x128xf16, #mma>, %s: i64, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %d = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<64x128xf16>
+    scf.for %t = %c0 to %n step %c1 : i32 {
+      brick.descriptor_store %d[%t, %j], %acc {brickgpu.store_window = 1 : i64} : !brick.tensordesc<64x128xf16>, tensor<64x128xf16, #mma>
+    }
+    return
+  }
+
   // A layout whose lanes spread over both boxes (16 lanes x 8 columns) stores the whole block from one buffer.
   // CHECK-LABEL: func.func @lanes_across_boxes
   // CHECK: %[[BUF:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<64x128xf16, #nvmma_shared>

@@ -329,17 +329,58 @@ module attributes {brickgpu.num_warps = 4 : i32} {
 // -----
 
 // A tile loop that stores its result by descriptor (an MoE tile's activations, by TMA) into a tensor made from
-// another argument than the one its scalars are read through: the producer warps still run ahead.
+// another argument than the one its scalars are read through: the producer warps still run ahead. The consumers
+// store each tile's block during the next tile's K loop: the tile loop carries the block, its coordinates and
+// whether it waits to be stored (not before the first tile); the block's four 32-column TMA windows (128-byte
+// swizzle spans of f32) go in K steps min(c, last), each just after the step's wgmma was issued and the previous
+// slot released. The last tile stores its own block at its end, and so does every tile if the K loop (its bounds
+// the same for every tile) has no steps.
 #mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
 #rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
 #a = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
 module attributes {brickgpu.num_warps = 4 : i32} {
   // CHECK-LABEL: func.func @persistent_descriptor_store
+  // CHECK-SAME: %[[K_TILES:[a-z0-9]+]]: i32, %{{[a-z0-9]+}}: i64, %[[FIRST:[a-z0-9]+]]: i32, %[[END:[a-z0-9]+]]: i32, %[[PROGRAMS:[a-z0-9]+]]: i32
+  // CHECK: %[[OUT:.*]] = brick.make_tensor_descriptor {{.*}} -> !brick.tensordesc<64x128xf32>
   // CHECK: brickgpu.warp_specialize {
   // CHECK: brick.load %{{.*}} : !brick.ptr<i32>
   // CHECK: brickgpu.async_tma_copy_global_to_local
   // CHECK: brickgpu.warp_return
-  // CHECK: brick.descriptor_store
+  // CHECK-NOT: brick.descriptor_store
+  // CHECK: %[[STEPS:.*]] = arith.divsi
+  // CHECK: %[[LAST:.*]] = arith.subi %[[STEPS]]
+  // CHECK: %[[W0:.*]] = arith.minsi %{{.*}}, %[[LAST]]
+  // CHECK: %[[W3:.*]] = arith.minsi %c3{{.*}}, %[[LAST]]
+  // CHECK: %[[AT3:.*]] = arith.addi %{{.*}}, %{{.*}} : i32
+  // CHECK: %[[NO_STEPS:.*]] = arith.cmpi sle, %[[STEPS]]
+  // CHECK: %[[NONE:.*]] = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
+  // CHECK: %[[NO:.*]] = arith.constant false
+  // CHECK: scf.for %[[T:.*]] = %[[FIRST]] to %[[END]] step %[[PROGRAMS]] iter_args({{.*}}, %[[BLOCK:.*]] = %[[NONE]],
+  // CHECK-SAME: %[[ROW:[a-z0-9]+]] = %{{[a-z0-9_]+}}, %[[COL:[a-z0-9]+]] = %{{[a-z0-9_]+}}, %[[WAITING:[a-z0-9]+]] = %[[NO]])
+  // CHECK: scf.for %[[K:.*]] = {{.*}} to %[[K_TILES]]
+  // CHECK: brickgpu.warpgroup_dot {{.*}} {isAsync}
+  // CHECK: brickgpu.barrier_arrive
+  // CHECK: %[[NOW0:.*]] = arith.cmpi eq, %[[K]]
+  // CHECK: %[[IF0:.*]] = arith.andi %[[WAITING]], %[[NOW0]]
+  // CHECK: scf.if %[[IF0]] {
+  // CHECK-NEXT: brick.descriptor_store %[[OUT]][%[[ROW]], %[[COL]]], %[[BLOCK]] {brickgpu.store_window = 0 : i64}
+  // CHECK: store_window = 1
+  // CHECK: store_window = 2
+  // CHECK: %[[NOW3:.*]] = arith.cmpi eq, %[[K]], %[[AT3]]
+  // CHECK: %[[IF3:.*]] = arith.andi %[[WAITING]], %[[NOW3]]
+  // CHECK: scf.if %[[IF3]] {
+  // CHECK-NEXT: brick.descriptor_store %[[OUT]][%[[ROW]], %[[COL]]], %[[BLOCK]] {brickgpu.store_window = 3 : i64}
+  // CHECK: scf.yield
+  // CHECK: %[[ACC:.*]] = brickgpu.warpgroup_dot_wait %{{.*}} {pendings = 0 : i32}
+  // CHECK: %[[LEFT:.*]] = arith.subi %[[END]], %[[T]]
+  // CHECK: %[[LAST_TILE:.*]] = arith.cmpi sle, %[[LEFT]], %[[PROGRAMS]]
+  // CHECK: %[[NOW:.*]] = arith.ori %[[LAST_TILE]], %[[NO_STEPS]]
+  // CHECK: scf.if %[[NOW]] {
+  // CHECK-NEXT: brick.descriptor_store %[[OUT]][%[[T]], %c0{{.*}}], %[[ACC]] :
+  // CHECK: %[[LATER:.*]] = arith.xori %[[NOW]], %true
+  // CHECK: scf.yield {{.*}}, %[[ACC]], %[[T]], %c0{{.*}}, %[[LATER]] :
+  // CHECK-NOT: brick.descriptor_store
+  // CHECK: return
   func.func @persistent_descriptor_store(%p: !brick.ptr<f16>, %map: !brick.tensormap, %m: i32, %kTiles: i32,
                                          %s: i64, %first: i32, %tiles: i32, %programs: i32, %rowsOf: !brick.ptr<i32>,
                                          %out: !brick.ptr<f32>, %outMap: !brick.tensormap) attributes {brick.kernel} {
@@ -355,6 +396,97 @@ module attributes {brickgpu.num_warps = 4 : i32} {
       %row = brick.load %at : !brick.ptr<i32>
       %acc = scf.for %k = %c0 to %kTiles step %c1 iter_args(%c = %zero) -> (tensor<64x128xf32, #mma>) : i32 {
         %x = brick.descriptor_load %da[%row, %k] : !brick.tensordesc<64x128xf16> -> tensor<64x128xf16, #rows>
+        %xa = brickgpu.local_alloc %x : (tensor<64x128xf16, #rows>) -> !brickgpu.memdesc<64x128xf16, #a>
+        %y = brick.descriptor_load %db[%k, %m] : !brick.tensordesc<128x128xf16> -> tensor<128x128xf16, #rows>
+        %yb = brickgpu.local_alloc %y : (tensor<128x128xf16, #rows>) -> !brickgpu.memdesc<128x128xf16, #a>
+        %d = brickgpu.warpgroup_dot %xa, %yb, %c : !brickgpu.memdesc<64x128xf16, #a>, !brickgpu.memdesc<128x128xf16, #a> -> tensor<64x128xf32, #mma>
+        scf.yield %d : tensor<64x128xf32, #mma>
+      }
+      brick.descriptor_store %dout[%t, %c0], %acc : !brick.tensordesc<64x128xf32>, tensor<64x128xf32, #mma>
+    }
+    return
+  }
+}
+
+// -----
+
+// A tile that also writes elsewhere (a flag per tile, before its block): its block is stored at the end of the
+// tile, as the kernel says, not during the next one.
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#a = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: func.func @persistent_store_and_flag
+  // CHECK: brickgpu.warp_return
+  // CHECK: scf.for
+  // CHECK: scf.for
+  // CHECK-NOT: brick.descriptor_store
+  // CHECK: scf.yield
+  // CHECK: brick.store
+  // CHECK-NEXT: brick.descriptor_store %{{.*}}, %{{.*}} : !brick.tensordesc<64x128xf32>
+  // CHECK-NEXT: scf.yield
+  // CHECK-NOT: brick.descriptor_store
+  // CHECK: return
+  func.func @persistent_store_and_flag(%p: !brick.ptr<f16>, %map: !brick.tensormap, %m: i32, %kTiles: i32,
+                                       %s: i64, %first: i32, %tiles: i32, %programs: i32, %flags: !brick.ptr<i32>,
+                                       %out: !brick.ptr<f32>, %outMap: !brick.tensormap) attributes {brick.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %zero = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
+    %da = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<64x128xf16>
+    %db = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<128x128xf16>
+    %dout = brick.make_tensor_descriptor %out, [%m, %m], [%s, %c1_i64], %outMap : !brick.ptr<f32> -> !brick.tensordesc<64x128xf32>
+    scf.for %t = %first to %tiles step %programs : i32 {
+      %acc = scf.for %k = %c0 to %kTiles step %c1 iter_args(%c = %zero) -> (tensor<64x128xf32, #mma>) : i32 {
+        %x = brick.descriptor_load %da[%t, %k] : !brick.tensordesc<64x128xf16> -> tensor<64x128xf16, #rows>
+        %xa = brickgpu.local_alloc %x : (tensor<64x128xf16, #rows>) -> !brickgpu.memdesc<64x128xf16, #a>
+        %y = brick.descriptor_load %db[%k, %m] : !brick.tensordesc<128x128xf16> -> tensor<128x128xf16, #rows>
+        %yb = brickgpu.local_alloc %y : (tensor<128x128xf16, #rows>) -> !brickgpu.memdesc<128x128xf16, #a>
+        %d = brickgpu.warpgroup_dot %xa, %yb, %c : !brickgpu.memdesc<64x128xf16, #a>, !brickgpu.memdesc<128x128xf16, #a> -> tensor<64x128xf32, #mma>
+        scf.yield %d : tensor<64x128xf32, #mma>
+      }
+      %at = brick.addptr %flags, %t : !brick.ptr<i32>, i32
+      brick.store %at, %c1 : !brick.ptr<i32>
+      brick.descriptor_store %dout[%t, %c0], %acc : !brick.tensordesc<64x128xf32>, tensor<64x128xf32, #mma>
+    }
+    return
+  }
+}
+
+// -----
+
+// A K loop whose steps each tile reads (a ragged expert): a tile without steps would leave the block before it
+// unstored, so the block is stored at the end of its tile.
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#a = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: func.func @persistent_steps_per_tile
+  // CHECK: brickgpu.warp_return
+  // CHECK: scf.for
+  // CHECK: scf.for
+  // CHECK-NOT: brick.descriptor_store
+  // CHECK: scf.yield
+  // CHECK: brick.descriptor_store %{{.*}}, %{{.*}} : !brick.tensordesc<64x128xf32>
+  // CHECK-NEXT: scf.yield
+  // CHECK-NOT: brick.descriptor_store
+  // CHECK: return
+  func.func @persistent_steps_per_tile(%p: !brick.ptr<f16>, %map: !brick.tensormap, %m: i32, %stepsOf: !brick.ptr<i32>,
+                                       %s: i64, %first: i32, %tiles: i32, %programs: i32,
+                                       %out: !brick.ptr<f32>, %outMap: !brick.tensormap) attributes {brick.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %zero = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
+    %da = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<64x128xf16>
+    %db = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<128x128xf16>
+    %dout = brick.make_tensor_descriptor %out, [%m, %m], [%s, %c1_i64], %outMap : !brick.ptr<f32> -> !brick.tensordesc<64x128xf32>
+    scf.for %t = %first to %tiles step %programs : i32 {
+      %at = brick.addptr %stepsOf, %t : !brick.ptr<i32>, i32
+      %kTiles = brick.load %at : !brick.ptr<i32>
+      %acc = scf.for %k = %c0 to %kTiles step %c1 iter_args(%c = %zero) -> (tensor<64x128xf32, #mma>) : i32 {
+        %x = brick.descriptor_load %da[%t, %k] : !brick.tensordesc<64x128xf16> -> tensor<64x128xf16, #rows>
         %xa = brickgpu.local_alloc %x : (tensor<64x128xf16, #rows>) -> !brickgpu.memdesc<64x128xf16, #a>
         %y = brick.descriptor_load %db[%k, %m] : !brick.tensordesc<128x128xf16> -> tensor<128x128xf16, #rows>
         %yb = brickgpu.local_alloc %y : (tensor<128x128xf16, #rows>) -> !brickgpu.memdesc<128x128xf16, #a>

@@ -243,13 +243,15 @@ TEST_P(Examples, MatmulWarpGroupConfigs) {
                                                           .padding = 4, .config = config, .descriptors = true}));
   }
   // Persistent (a program per SM takes tiles in turn), warp-specialized or not: ragged shapes, more tiles than
-  // programs and fewer; 4 stages beside the epilogue's box-sized store buffer, and 3.
+  // programs and fewer; 4 stages beside the epilogue's box-sized store buffer, and 3. Warp-specialized, a tile's
+  // TMA store boxes go in the next tile's K steps, several in the last step where there are fewer steps than
+  // boxes (2 boxes here, 4 for the 128x256 tiles below; K loops of 1 and 3 steps).
   examples::MatmulConfig persistent{256, 128, 64, 8, 8, 3, true};
   for (bool specialize : {true, false})
     for (unsigned stages : {3u, 4u}) {
       persistent.warpSpecialize = specialize;
       persistent.stages = stages;
-      for (auto [m, n, k] : {std::tuple{4000, 4000, 4000}, {300, 200, 8}, {2048, 4096, 1000}})
+      for (auto [m, n, k] : {std::tuple{4000, 4000, 4000}, {300, 200, 8}, {2048, 4096, 1000}, {2600, 2000, 136}})
         EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = m, .n = n, .k = k, .config = persistent, .persistent = true}));
     }
   // In clusters of 2 whose programs share a block (TMA multicast when warp-specialized), K loops of 1 to 63 steps.
@@ -262,7 +264,7 @@ TEST_P(Examples, MatmulWarpGroupConfigs) {
       examples::MatmulConfig clustered{blockM, blockN, 64, 8, 8, 4, specialize};
       clustered.clusterSize = 2;
       for (auto [m, n, k, groupM] : {std::tuple{4000, 4000, 4000, 8}, {600, 128, 1000, 8}, {600, 384, 1000, 8},
-                                     {2048, 1024, 1000, 3}, {300, 712, 8, 8}}) {
+                                     {2048, 1024, 1000, 3}, {300, 712, 8, 8}, {2600, 2000, 136, 8}}) {
         clustered.groupM = groupM;
         EXPECT_PASSES(
             examples::runMatmul<f16>(device(), {.m = m, .n = n, .k = k, .config = clustered, .persistent = true}));

@@ -109,6 +109,12 @@ def BrickGPUWarpSpecialize : Pass<"brickgpu-warp-specialize", "::mlir::ModuleOp"
 
     Loops it cannot take (other loads, stores, synchronous dots; code before the loop that uses shared memory or
     memory at all, which the producers would run too) are left to brickgpu-pipeline.
+
+    In a persistent tile loop that ends each tile with its only store, a descriptor store (the epilogue), and
+    whose K loop has the same bounds for every tile, the consumers store a tile's block during the next tile's K
+    loop: the tile loop carries the block, its coordinates and an i1 (it waits to be stored), and TMA store box c
+    of it (`{brickgpu.store_window = c}`) goes in K step min(c, last), just after the step's first wgmma is
+    issued. The last tile, and every tile of a K loop without steps, stores its block at its end.
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", "4", "Buffers in each ring">,
@@ -175,7 +181,9 @@ def BrickGPULowerDescriptorStores : Pass<"brickgpu-lower-descriptor-stores", "::
     A block of several TMA boxes (rows wider than the swizzle span) whose layout holds each box in the same
     registers of every thread (wgmma's accumulator) goes through one box-sized buffer, box by box: the same
     sequence per box with `local_store {column_offset = c}` and the store at `[%i, %j + c]`. A persistent
-    kernel's ring lives through its epilogue; the smaller buffer leaves room for another stage.
+    kernel's ring lives through its epilogue; the smaller buffer leaves room for another stage. A store marked
+    `{brickgpu.store_window = w}` (brickgpu-warp-specialize spreads a tile's boxes over the next tile's K steps)
+    writes box w only.
   }];
   let dependentDialects = ["::mlir::brickgpu::BrickGPUDialect", "::mlir::arith::ArithDialect"];
 }
