@@ -362,6 +362,8 @@ template <ElementTag T = bf16> auto moeGateUpPersistent() {
     Int tiles = load(totalPadded) / BLOCK_M * cdiv(I, BLOCK_N);
     for_range(program_id(0), tiles, num_programs(0), [&](Int tile) {
       MoeBlock block = moeBlockOf(tile, blockExpert, blockRuns, totalPadded, I, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M);
+      // Every tile is live: the same K steps for all, which lets the compiler store a tile during the next one's.
+      block.kTiles = cdiv(K, BLOCK_K);
       moeGateUpSortedTile(block, aSorted, w13, hSorted, I, BLOCK_M, BLOCK_N, BLOCK_K, /*mayBeDead=*/false);
     });
   });
