@@ -186,9 +186,10 @@ inline void moeBlockRows(MoeBlock &block, const Ptr<i32> &sortedPairIds, const I
 /// The block of a tile: everything before the K loop is scalars (what a warp-specialized kernel's producer warps
 /// may run too); moeBlockRows loads its pair ids where they are needed.
 /// `program`: the index in the row-major order of tiles (a persistent kernel's tile; else program_id(0)).
+/// `allLive`: every block is below the padded total (a persistent kernel's tiles): every K loop has the same steps.
 inline MoeBlock moeBlockOf(const Int &program, const Ptr<i32> &blockExpert, const Ptr<i32> &blockRuns,
                            const Ptr<i32> &totalPadded, const Int &N, const Int &K, int blockM, int blockN, int blockK,
-                           int groupM) {
+                           int groupM, bool allLive = false) {
   Int tilesN = cdiv(N, blockN);
   Int block = program / tilesN;
   Int first = load(blockRuns + block * 2), end = load(blockRuns + block * 2 + 1);
@@ -206,7 +207,10 @@ inline MoeBlock moeBlockOf(const Int &program, const Ptr<i32> &blockExpert, cons
   Tensor live = tileM * blockM < load(totalPadded);
   MoeBlock result{tileM, tileN, {}, {}, {}, {}, live};
   result.expert = load(blockExpert + tileM, live, 0).to<i64>();
-  result.kTiles = where(live, cdiv(K, blockK), 0);
+  if (allLive)
+    result.kTiles = cdiv(K, blockK);
+  else
+    result.kTiles = where(live, cdiv(K, blockK), 0);
   return result;
 }
 /// program_id(0)'s block with its pair ids.
@@ -361,9 +365,9 @@ template <ElementTag T = bf16> auto moeGateUpPersistent() {
                                              Const<int> BLOCK_N, Const<int> BLOCK_K, Const<int> GROUP_M) {
     Int tiles = load(totalPadded) / BLOCK_M * cdiv(I, BLOCK_N);
     for_range(program_id(0), tiles, num_programs(0), [&](Int tile) {
-      MoeBlock block = moeBlockOf(tile, blockExpert, blockRuns, totalPadded, I, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M);
       // Every tile is live: the same K steps for all, which lets the compiler store a tile during the next one's.
-      block.kTiles = cdiv(K, BLOCK_K);
+      MoeBlock block = moeBlockOf(tile, blockExpert, blockRuns, totalPadded, I, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
+                                  /*allLive=*/true);
       moeGateUpSortedTile(block, aSorted, w13, hSorted, I, BLOCK_M, BLOCK_N, BLOCK_K, /*mayBeDead=*/false);
     });
   });

@@ -24,12 +24,12 @@
 
 #include "PipelineUtils.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "llvm/ADT/STLExtras.h"
 
 namespace mlir::brick {
@@ -278,20 +278,62 @@ DescriptorStoreOp storeEndingEachTile(scf::ForOp tiles, scf::ForOp kLoop) {
   return store;
 }
 
+/// Moves what computes `values` inside `loop` (speculatable, side-effect free ops of its body that read nothing the
+/// loop defines) before the loop. Whether every value is then defined outside the loop.
+bool hoistDefinitions(scf::ForOp loop, ValueRange values) {
+  llvm::SetVector<Operation *> slice;
+  BackwardSliceOptions options;
+  options.inclusive = true;
+  options.filter = [&](Operation *op) { return loop->isProperAncestor(op); };
+  for (Value value : values)
+    if (Operation *made = value.getDefiningOp(); made && loop->isProperAncestor(made))
+      if (failed(getBackwardSlice(made, &slice, options)))
+        return false;
+  SmallVector<Operation *> ops(slice.begin(), slice.end());
+  for (Operation *op : ops) {
+    if (op->getBlock() != loop.getBody() || !isPure(op) || op->getNumRegions() != 0)
+      return false;
+    for (Value operand : op->getOperands())
+      if (!loop.isDefinedOutsideOfLoop(operand) && !slice.contains(operand.getDefiningOp()))
+        return false;
+  }
+  llvm::sort(ops, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+  for (Operation *op : ops)
+    op->moveBefore(loop);
+  return llvm::all_of(values, [&](Value value) { return loop.isDefinedOutsideOfLoop(value); });
+}
+
+/// The K step each of `windows` store windows goes in, lower bound + min(c, steps - 1) * step, and whether the K
+/// loop has no steps; built before the tile loop (`b`), `step` being the K loop's constant step.
+std::pair<SmallVector<Value>, Value> windowSteps(OpBuilder &b, scf::ForOp kLoop, int64_t step, int64_t windows) {
+  Location loc = kLoop.getLoc();
+  Type indexType = kLoop.getInductionVar().getType();
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(indexType, value));
+  };
+  Value lower = kLoop.getLowerBound();
+  Value span = arith::SubIOp::create(b, loc, kLoop.getUpperBound(), lower);
+  Value steps = arith::DivSIOp::create(b, loc, arith::AddIOp::create(b, loc, span, constant(step - 1)), constant(step));
+  Value lastStep = arith::SubIOp::create(b, loc, steps, constant(1));
+  SmallVector<Value> stepOfWindow;
+  for (int64_t c = 0; c < windows; ++c) {
+    Value index = arith::MinSIOp::create(b, loc, constant(c), lastStep);
+    stepOfWindow.push_back(arith::AddIOp::create(b, loc, lower, arith::MulIOp::create(b, loc, index, constant(step))));
+  }
+  return {stepOfWindow, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, steps, constant(0))};
+}
+
 /// The consumers store each tile's block while the next tile's K loop runs, a TMA store window (a swizzle span of
 /// columns, brickgpu-lower-descriptor-stores) per K step, just after the step's first wgmma is issued: the block's
 /// registers go to shared memory and TMA while the tensor cores work, not in a gap between two tiles' K loops. The
 /// tile loop carries the block, its coordinates and whether it waits to be stored; window c goes in K step
-/// min(c, last). The last tile stores its block at its end, and so does every tile when the K loop has no steps
-/// (which needs the K loop's bounds to be the same for every tile). Registers: the block (a 16-bit 128x256 tile
-/// is 64 a thread over two warpgroups) lives through the K loop beside the accumulator.
+/// min(c, last). The last tile stores its block at its end, and so does every tile when the K loop has no steps:
+/// the K loop's bounds must be the same for every tile (and its step a constant), or a tile without steps would
+/// have to store the block before it too, a second store site that ptxas takes 50 ms more over. Registers: the
+/// block (a 16-bit 128x256 tile is 64 a thread over two warpgroups) lives through the K loop beside the accumulator.
 void storeDuringNextTile(scf::ForOp &tiles, scf::ForOp kLoop, Operation *afterFirstDot) {
   DescriptorStoreOp store = storeEndingEachTile(tiles, kLoop);
   if (!store)
-    return;
-  moveLoopInvariantCode(cast<LoopLikeOpInterface>(tiles.getOperation()));
-  if (!llvm::all_of(ValueRange{kLoop.getLowerBound(), kLoop.getUpperBound(), kLoop.getStep()},
-                    [&](Value bound) { return tiles.isDefinedOutsideOfLoop(bound); }))
     return;
   Value block = store.getValue();
   auto convert = block.getDefiningOp<brickgpu::ConvertLayoutOp>();
@@ -299,7 +341,9 @@ void storeDuringNextTile(scf::ForOp &tiles, scf::ForOp kLoop, Operation *afterFi
     block = convert.getSrc();
   auto type = cast<RankedTensorType>(block.getType());
   int64_t window = tmaStoreWindowColumns(type);
-  if (window == 0)
+  std::optional<int64_t> step = getConstantIntValue(kLoop.getStep());
+  if (window == 0 || type.getDimSize(1) % window != 0 || !step || *step < 1 ||
+      !hoistDefinitions(tiles, {kLoop.getLowerBound(), kLoop.getUpperBound()}))
     return;
   Location loc = store.getLoc();
   auto storeBlock = [&](OpBuilder &b, Value condition, Value value, ValueRange at, std::optional<int64_t> only) {
@@ -310,31 +354,18 @@ void storeDuringNextTile(scf::ForOp &tiles, scf::ForOp kLoop, Operation *afterFi
       write->setAttr(kStoreWindowAttrName, then.getI64IntegerAttr(*only));
   };
 
-  // The K steps, and the one each window goes in: lower bound + min(c, steps - 1) * step.
   OpBuilder b(tiles);
-  Type indexType = kLoop.getInductionVar().getType();
-  auto constant = [&](int64_t value) -> Value {
-    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(indexType, value));
-  };
-  Value lower = kLoop.getLowerBound(), step = kLoop.getStep();
-  Value span = arith::SubIOp::create(b, loc, kLoop.getUpperBound(), lower);
-  Value steps = arith::DivSIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, span, arith::SubIOp::create(b, loc, step, constant(1))), step);
-  Value lastStep = arith::SubIOp::create(b, loc, steps, constant(1));
-  SmallVector<Value> stepOfWindow;
-  for (int64_t c = 0; c < type.getDimSize(1) / window; ++c)
-    stepOfWindow.push_back(arith::AddIOp::create(
-        b, loc, lower, arith::MulIOp::create(b, loc, arith::MinSIOp::create(b, loc, constant(c), lastStep), step)));
-  Value noSteps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, steps, constant(0));
-
+  auto [stepOfWindow, noSteps] = windowSteps(b, kLoop, *step, type.getDimSize(1) / window);
+  // The tile loop's new values: the block, its row and column, and whether it waits to be stored.
   SmallVector<Value> starts{arith::ConstantOp::create(b, loc, type, cast<TypedAttr>(b.getZeroAttr(type)))};
   for (Value index : store.getIndices())
     starts.push_back(arith::ConstantOp::create(b, loc, b.getIntegerAttr(index.getType(), 0)));
   starts.push_back(arith::ConstantOp::create(b, loc, b.getBoolAttr(false)));
   unsigned first = tiles.getNumRegionIterArgs();
   withLoopValues(b, tiles, starts);
-  Value pending = tiles.getRegionIterArg(first), waiting = tiles.getRegionIterArg(first + 3);
+  Value pending = tiles.getRegionIterArg(first);
   SmallVector<Value> pendingAt{tiles.getRegionIterArg(first + 1), tiles.getRegionIterArg(first + 2)};
+  Value waiting = tiles.getRegionIterArg(first + 3);
 
   OpBuilder in(afterFirstDot->getBlock(), std::next(Block::iterator(afterFirstDot)));
   for (auto [c, at] : llvm::enumerate(stepOfWindow)) {

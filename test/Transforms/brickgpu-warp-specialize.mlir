@@ -349,9 +349,18 @@ module attributes {brickgpu.num_warps = 4 : i32} {
   // CHECK-NOT: brick.descriptor_store
   // CHECK: %[[STEPS:.*]] = arith.divsi
   // CHECK: %[[LAST:.*]] = arith.subi %[[STEPS]]
-  // CHECK: %[[W0:.*]] = arith.minsi %{{.*}}, %[[LAST]]
+  // CHECK: %[[W0:.*]] = arith.minsi %c0{{.*}}, %[[LAST]]
+  // CHECK: %[[S0:.*]] = arith.muli %[[W0]], %c1
+  // CHECK: %[[AT0:.*]] = arith.addi %c0{{.*}}, %[[S0]] : i32
+  // CHECK: %[[W1:.*]] = arith.minsi %c1{{.*}}, %[[LAST]]
+  // CHECK: %[[S1:.*]] = arith.muli %[[W1]], %c1
+  // CHECK: %[[AT1:.*]] = arith.addi %c0{{.*}}, %[[S1]] : i32
+  // CHECK: %[[W2:.*]] = arith.minsi %c2{{.*}}, %[[LAST]]
+  // CHECK: %[[S2:.*]] = arith.muli %[[W2]], %c1
+  // CHECK: %[[AT2:.*]] = arith.addi %c0{{.*}}, %[[S2]] : i32
   // CHECK: %[[W3:.*]] = arith.minsi %c3{{.*}}, %[[LAST]]
-  // CHECK: %[[AT3:.*]] = arith.addi %{{.*}}, %{{.*}} : i32
+  // CHECK: %[[S3:.*]] = arith.muli %[[W3]], %c1
+  // CHECK: %[[AT3:.*]] = arith.addi %c0{{.*}}, %[[S3]] : i32
   // CHECK: %[[NO_STEPS:.*]] = arith.cmpi sle, %[[STEPS]]
   // CHECK: %[[NONE:.*]] = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
   // CHECK: %[[NO:.*]] = arith.constant false
@@ -360,11 +369,15 @@ module attributes {brickgpu.num_warps = 4 : i32} {
   // CHECK: scf.for %[[K:.*]] = {{.*}} to %[[K_TILES]]
   // CHECK: brickgpu.warpgroup_dot {{.*}} {isAsync}
   // CHECK: brickgpu.barrier_arrive
-  // CHECK: %[[NOW0:.*]] = arith.cmpi eq, %[[K]]
+  // CHECK: %[[NOW0:.*]] = arith.cmpi eq, %[[K]], %[[AT0]]
   // CHECK: %[[IF0:.*]] = arith.andi %[[WAITING]], %[[NOW0]]
   // CHECK: scf.if %[[IF0]] {
   // CHECK-NEXT: brick.descriptor_store %[[OUT]][%[[ROW]], %[[COL]]], %[[BLOCK]] {brickgpu.store_window = 0 : i64}
+  // CHECK: %[[NOW1:.*]] = arith.cmpi eq, %[[K]], %[[AT1]]
+  // CHECK: arith.andi %[[WAITING]], %[[NOW1]]
   // CHECK: store_window = 1
+  // CHECK: %[[NOW2:.*]] = arith.cmpi eq, %[[K]], %[[AT2]]
+  // CHECK: arith.andi %[[WAITING]], %[[NOW2]]
   // CHECK: store_window = 2
   // CHECK: %[[NOW3:.*]] = arith.cmpi eq, %[[K]], %[[AT3]]
   // CHECK: %[[IF3:.*]] = arith.andi %[[WAITING]], %[[NOW3]]
@@ -403,6 +416,69 @@ module attributes {brickgpu.num_warps = 4 : i32} {
         scf.yield %d : tensor<64x128xf32, #mma>
       }
       brick.descriptor_store %dout[%t, %c0], %acc : !brick.tensordesc<64x128xf32>, tensor<64x128xf32, #mma>
+    }
+    return
+  }
+}
+
+// -----
+
+// The K loop's bound computed in each tile from what every tile shares (cdiv(K, 64), as the DSL's examples write
+// it) is moved before the tile loop, and a constant step of 2 is rounded up into steps. A block converted for its
+// store is carried in the registers it was computed in (the accumulator's), the conversion gone: 64x128 f16 is two
+// 64-column TMA windows.
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#a = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: func.func @persistent_bound_in_tile
+  // CHECK-SAME: %[[K_ELEMS:[a-z0-9]+]]: i32, %{{[a-z0-9]+}}: i64
+  // CHECK: brickgpu.warp_return
+  // CHECK: %[[PLUS:.*]] = arith.addi %[[K_ELEMS]], %c63
+  // CHECK: %[[K_TILES:.*]] = arith.divsi %[[PLUS]], %c64
+  // CHECK: %[[SPAN:.*]] = arith.subi %[[K_TILES]], %c0
+  // CHECK: %[[ROUNDED:.*]] = arith.addi %[[SPAN]], %c1
+  // CHECK: %[[STEPS:.*]] = arith.divsi %[[ROUNDED]], %c2
+  // CHECK: %[[LAST:.*]] = arith.subi %[[STEPS]], %c1
+  // CHECK: arith.minsi %c0{{.*}}, %[[LAST]]
+  // CHECK: arith.minsi %c1{{.*}}, %[[LAST]]
+  // CHECK-NOT: arith.minsi
+  // CHECK: scf.for {{.*}} -> (i32, i32, tensor<64x128xf16, #mma>, i32, i32, i1)
+  // CHECK-NOT: arith.divsi
+  // CHECK: scf.for %{{.*}} = %c0{{.*}} to %[[K_TILES]] step %c2
+  // CHECK: store_window = 0 : i64} : !brick.tensordesc<64x128xf16>, tensor<64x128xf16, #mma>
+  // CHECK: store_window = 1 : i64} : !brick.tensordesc<64x128xf16>, tensor<64x128xf16, #mma>
+  // CHECK-NOT: store_window
+  // CHECK: %[[HALF:.*]] = arith.truncf
+  // CHECK-NOT: brickgpu.convert_layout
+  // CHECK: brick.descriptor_store %{{.*}}, %[[HALF]] : !brick.tensordesc<64x128xf16>, tensor<64x128xf16, #mma>
+  // CHECK: return
+  func.func @persistent_bound_in_tile(%p: !brick.ptr<f16>, %map: !brick.tensormap, %m: i32, %kElements: i32,
+                                      %s: i64, %first: i32, %tiles: i32, %programs: i32,
+                                      %out: !brick.ptr<f16>, %outMap: !brick.tensormap) attributes {brick.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c2 = arith.constant 2 : i32
+    %c63 = arith.constant 63 : i32
+    %c64 = arith.constant 64 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %zero = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
+    %da = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<64x128xf16>
+    %db = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<128x128xf16>
+    %dout = brick.make_tensor_descriptor %out, [%m, %m], [%s, %c1_i64], %outMap : !brick.ptr<f16> -> !brick.tensordesc<64x128xf16>
+    scf.for %t = %first to %tiles step %programs : i32 {
+      %kPlus = arith.addi %kElements, %c63 : i32
+      %kTiles = arith.divsi %kPlus, %c64 : i32
+      %acc = scf.for %k = %c0 to %kTiles step %c2 iter_args(%c = %zero) -> (tensor<64x128xf32, #mma>) : i32 {
+        %x = brick.descriptor_load %da[%t, %k] : !brick.tensordesc<64x128xf16> -> tensor<64x128xf16, #rows>
+        %xa = brickgpu.local_alloc %x : (tensor<64x128xf16, #rows>) -> !brickgpu.memdesc<64x128xf16, #a>
+        %y = brick.descriptor_load %db[%k, %m] : !brick.tensordesc<128x128xf16> -> tensor<128x128xf16, #rows>
+        %yb = brickgpu.local_alloc %y : (tensor<128x128xf16, #rows>) -> !brickgpu.memdesc<128x128xf16, #a>
+        %d = brickgpu.warpgroup_dot %xa, %yb, %c : !brickgpu.memdesc<64x128xf16, #a>, !brickgpu.memdesc<128x128xf16, #a> -> tensor<64x128xf32, #mma>
+        scf.yield %d : tensor<64x128xf32, #mma>
+      }
+      %half = arith.truncf %acc : tensor<64x128xf32, #mma> to tensor<64x128xf16, #mma>
+      %rowsOut = brickgpu.convert_layout %half : tensor<64x128xf16, #mma> -> tensor<64x128xf16, #rows>
+      brick.descriptor_store %dout[%t, %c0], %rowsOut : !brick.tensordesc<64x128xf16>, tensor<64x128xf16, #rows>
     }
     return
   }
