@@ -324,14 +324,14 @@ std::pair<SmallVector<Value>, Value> windowSteps(OpBuilder &b, scf::ForOp kLoop,
 }
 
 /// The consumers store each tile's block while the next tile's K loop runs, a TMA store window (a swizzle span of
-/// columns, brickgpu-lower-descriptor-stores) per K step, just after the step's first wgmma is issued: the block's
+/// columns, brickgpu-lower-descriptor-stores) per K step, right `after` the step's wgmmas are issued: the block's
 /// registers go to shared memory and TMA while the tensor cores work, not in a gap between two tiles' K loops. The
 /// tile loop carries the block, its coordinates and whether it waits to be stored; window c goes in K step
 /// min(c, last). The last tile stores its block at its end, and so does every tile when the K loop has no steps:
 /// the K loop's bounds must be the same for every tile (and its step a constant), or a tile without steps would
 /// have to store the block before it too, a second store site that ptxas takes 50 ms more over. Registers: the
 /// block (a 16-bit 128x256 tile is 64 a thread over two warpgroups) lives through the K loop beside the accumulator.
-void storeDuringNextTile(scf::ForOp &tiles, scf::ForOp kLoop, Operation *afterFirstDot) {
+void storeDuringNextTile(scf::ForOp &tiles, scf::ForOp kLoop, Operation *after) {
   DescriptorStoreOp store = storeEndingEachTile(tiles, kLoop);
   if (!store)
     return;
@@ -367,7 +367,7 @@ void storeDuringNextTile(scf::ForOp &tiles, scf::ForOp kLoop, Operation *afterFi
   SmallVector<Value> pendingAt{tiles.getRegionIterArg(first + 1), tiles.getRegionIterArg(first + 2)};
   Value waiting = tiles.getRegionIterArg(first + 3);
 
-  OpBuilder in(afterFirstDot->getBlock(), std::next(Block::iterator(afterFirstDot)));
+  OpBuilder in(after->getBlock(), std::next(Block::iterator(after)));
   for (auto [c, at] : llvm::enumerate(stepOfWindow)) {
     Value now = arith::CmpIOp::create(in, loc, arith::CmpIPredicate::eq, kLoop.getInductionVar(), at);
     storeBlock(in, arith::AndIOp::create(in, loc, waiting, now), pending, pendingAt, c);
@@ -666,8 +666,12 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
     }
     for (auto [index, value] : finished)
       consumer.getResult(index).replaceAllUsesExcept(value, value.getDefiningOp());
-    if (consumerTiles)
-      storeDuringNextTile(consumerTiles, consumer, released);
+    if (consumerTiles) {
+      // The stores go after the slot's release and after the last dot is issued (an MoE tile's up after its gate),
+      // so that they hold up neither.
+      Operation *lastWait = plan.dots.back()->getNextNode();
+      storeDuringNextTile(consumerTiles, consumer, released->isBeforeInBlock(lastWait) ? lastWait : released);
+    }
   }
 };
 } // namespace

@@ -486,6 +486,55 @@ module attributes {brickgpu.num_warps = 4 : i32} {
 
 // -----
 
+// Two dots a step (an MoE tile's gate and up): the windows are stored after both are issued, not between them.
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#a = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: func.func @persistent_gate_up
+  // CHECK: brickgpu.warp_return
+  // CHECK: scf.for
+  // CHECK: brickgpu.warpgroup_dot {{.*}} {isAsync}
+  // CHECK-NEXT: brickgpu.warpgroup_dot_wait
+  // CHECK-NOT: store_window
+  // CHECK: brickgpu.barrier_arrive
+  // CHECK-NOT: store_window
+  // CHECK: brickgpu.warpgroup_dot {{.*}} {isAsync}
+  // CHECK-NEXT: brickgpu.warpgroup_dot_wait
+  // CHECK: store_window = 0
+  // CHECK: store_window = 3
+  // CHECK: scf.yield
+  func.func @persistent_gate_up(%p: !brick.ptr<f16>, %map: !brick.tensormap, %m: i32, %kTiles: i32, %s: i64,
+                                %first: i32, %tiles: i32, %programs: i32,
+                                %out: !brick.ptr<f32>, %outMap: !brick.tensormap) attributes {brick.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %zero = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
+    %da = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<64x128xf16>
+    %db = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<128x128xf16>
+    %dout = brick.make_tensor_descriptor %out, [%m, %m], [%s, %c1_i64], %outMap : !brick.ptr<f32> -> !brick.tensordesc<64x128xf32>
+    scf.for %t = %first to %tiles step %programs : i32 {
+      %acc:2 = scf.for %k = %c0 to %kTiles step %c1 iter_args(%g = %zero, %u = %zero) -> (tensor<64x128xf32, #mma>, tensor<64x128xf32, #mma>) : i32 {
+        %x = brick.descriptor_load %da[%t, %k] : !brick.tensordesc<64x128xf16> -> tensor<64x128xf16, #rows>
+        %xa = brickgpu.local_alloc %x : (tensor<64x128xf16, #rows>) -> !brickgpu.memdesc<64x128xf16, #a>
+        %y = brick.descriptor_load %db[%k, %m] : !brick.tensordesc<128x128xf16> -> tensor<128x128xf16, #rows>
+        %yb = brickgpu.local_alloc %y : (tensor<128x128xf16, #rows>) -> !brickgpu.memdesc<128x128xf16, #a>
+        %z = brick.descriptor_load %db[%k, %c0] : !brick.tensordesc<128x128xf16> -> tensor<128x128xf16, #rows>
+        %zb = brickgpu.local_alloc %z : (tensor<128x128xf16, #rows>) -> !brickgpu.memdesc<128x128xf16, #a>
+        %gate = brickgpu.warpgroup_dot %xa, %yb, %g : !brickgpu.memdesc<64x128xf16, #a>, !brickgpu.memdesc<128x128xf16, #a> -> tensor<64x128xf32, #mma>
+        %up = brickgpu.warpgroup_dot %xa, %zb, %u : !brickgpu.memdesc<64x128xf16, #a>, !brickgpu.memdesc<128x128xf16, #a> -> tensor<64x128xf32, #mma>
+        scf.yield %gate, %up : tensor<64x128xf32, #mma>, tensor<64x128xf32, #mma>
+      }
+      %h = arith.mulf %acc#0, %acc#1 : tensor<64x128xf32, #mma>
+      brick.descriptor_store %dout[%t, %c0], %h : !brick.tensordesc<64x128xf32>, tensor<64x128xf32, #mma>
+    }
+    return
+  }
+}
+
+// -----
+
 // A tile that also writes elsewhere (a flag per tile, before its block): its block is stored at the end of the
 // tile, as the kernel says, not during the next one.
 #mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>

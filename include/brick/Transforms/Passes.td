@@ -111,10 +111,11 @@ def BrickGPUWarpSpecialize : Pass<"brickgpu-warp-specialize", "::mlir::ModuleOp"
     memory at all, which the producers would run too) are left to brickgpu-pipeline.
 
     In a persistent tile loop that ends each tile with its only store, a descriptor store (the epilogue), and
-    whose K loop has the same bounds for every tile, the consumers store a tile's block during the next tile's K
-    loop: the tile loop carries the block, its coordinates and an i1 (it waits to be stored), and TMA store box c
-    of it (`{brickgpu.store_window = c}`) goes in K step min(c, last), just after the step's first wgmma is
-    issued. The last tile, and every tile of a K loop without steps, stores its block at its end.
+    whose K loop has the same bounds for every tile (what computes them in the tile is moved before the tile
+    loop) and a constant step, the consumers store a tile's block during the next tile's K loop: the tile loop
+    carries the block, its coordinates and an i1 (it waits to be stored), and TMA store box c of it
+    (`{brickgpu.store_window = c}`) goes in K step min(c, last), once the step's wgmmas are issued and the
+    previous slot released. The last tile, and every tile of a K loop without steps, stores its block at its end.
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", "4", "Buffers in each ring">,
