@@ -24,7 +24,6 @@
 
 #include "PipelineUtils.h"
 
-#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -227,10 +226,7 @@ bool multicastable(DescriptorLoadOp load, LocalAllocOp alloc, unsigned clusterSi
     return false;
   MemDescType type = alloc.getType();
   unsigned bytes = std::max(1u, type.getElementType().getIntOrFloatBitWidth() / 8);
-  int64_t inner = ::brick::runtime::tmaBlockLayout(type.getShape()[1], bytes).boxInner;
-  int64_t boxes = inner > 0 ? llvm::divideCeil(type.getShape()[1], inner) *
-                                  (type.getShape()[0] / ::brick::runtime::tmaBoxRows(type.getShape()[0]))
-                            : 0;
+  int64_t boxes = ::brick::runtime::tmaBoxCount(type.getShape()[0], type.getShape()[1], bytes);
   return boxes > 0 && boxes % clusterSize == 0;
 }
 
@@ -278,27 +274,15 @@ DescriptorStoreOp storeEndingEachTile(scf::ForOp tiles, scf::ForOp kLoop) {
   return store;
 }
 
-/// Moves what computes `values` inside `loop` (speculatable, side-effect free ops of its body that read nothing the
-/// loop defines) before the loop. Whether every value is then defined outside the loop.
+/// Moves what computes `values` inside `loop` (speculatable, side-effect free ops of its body that read neither
+/// its induction variable nor what it carries) before the loop. Whether every value is then defined outside it.
 bool hoistDefinitions(scf::ForOp loop, ValueRange values) {
-  llvm::SetVector<Operation *> slice;
-  BackwardSliceOptions options;
-  options.inclusive = true;
-  options.filter = [&](Operation *op) { return loop->isProperAncestor(op); };
-  for (Value value : values)
-    if (Operation *made = value.getDefiningOp(); made && loop->isProperAncestor(made))
-      if (failed(getBackwardSlice(made, &slice, options)))
-        return false;
-  SmallVector<Operation *> ops(slice.begin(), slice.end());
-  for (Operation *op : ops) {
-    if (op->getBlock() != loop.getBody() || !isPure(op) || op->getNumRegions() != 0)
-      return false;
-    for (Value operand : op->getOperands())
-      if (!loop.isDefinedOutsideOfLoop(operand) && !slice.contains(operand.getDefiningOp()))
-        return false;
-  }
-  llvm::sort(ops, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
-  for (Operation *op : ops)
+  std::optional<Slice> slice = sliceOf(loop, llvm::to_vector(values));
+  if (!slice || !slice->carried.empty() || llvm::any_of(slice->ops, [&](Operation *op) {
+        return !isPure(op) || llvm::is_contained(op->getOperands(), loop.getInductionVar());
+      }))
+    return false;
+  for (Operation *op : slice->ops) // in body order
     op->moveBefore(loop);
   return llvm::all_of(values, [&](Value value) { return loop.isDefinedOutsideOfLoop(value); });
 }

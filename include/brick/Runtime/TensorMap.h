@@ -51,6 +51,12 @@ inline int64_t tmaBoxRows(int64_t rows) {
   return box;
 }
 
+/// The TMA boxes a rows x innerBlock block is copied in: tmaBlockLayout's boxes along a row, each tmaBoxRows tall.
+inline int64_t tmaBoxCount(int64_t rows, int64_t innerBlock, unsigned elementBytes) {
+  int64_t inner = tmaBlockLayout(innerBlock, elementBytes).boxInner;
+  return inner > 0 ? (innerBlock + inner - 1) / inner * (rows / tmaBoxRows(rows)) : 0;
+}
+
 /// A CUtensorMap: 128 opaque bytes, 64-byte aligned.
 struct alignas(64) TensorMap {
   unsigned char bytes[128] = {};
