@@ -254,7 +254,7 @@ def matmul_sweep(binary, configs):
                                         text=True).stdout)
     anchors = matmul_anchors()
     # Keys: matmul_<type>_<M>x<N>x<K>[_bT|_split|_persistent]_cfg<config>[_read_flush]_TFLOPs (or _refused).
-    pattern = r"(matmul_\w+?_\d+x\d+x\d+)((?:_bT|_split|_persistent)?)_cfg([\d,]+(?:,ws)?)((?:_read_flush)?)"
+    pattern = r"(matmul_\w+?_\d+x\d+x\d+)((?:_bT|_split|_persistent)?)_cfg([\d,]+(?:,ws)?(?:,c\d)?)((?:_read_flush)?)"
     for key, tflops in sorted(results.items()):
         refused = re.fullmatch(pattern + "_refused", key)
         if refused:

@@ -78,20 +78,25 @@ TEST(Examples, MatmulDecodeTilesMaskRowsOfA) {
 }
 
 // The persistent matmul's candidates: on sm_90a with 16-bit inputs its two-warpgroup tiles (256x128 and 128x256
-// over 4 stages) again warp-specialized, alone and in clusters of 2; elsewhere the other kernels' list. Its
-// clusters share the larger block: A's where BLOCK_M >= BLOCK_N, B's otherwise.
+// over 4 stages) again warp-specialized, alone and in clusters of 2, and the 128x256 ones with GROUP_M = 16 too;
+// elsewhere the other kernels' list. Its clusters share the larger block: A's where BLOCK_M >= BLOCK_N, B's
+// otherwise.
 TEST(Examples, PersistentMatmulCandidatesAndTheBlockItsClustersShare) {
   std::vector<examples::MatmulConfig> hopper = examples::matmulPersistentCandidates(2, 90);
-  ASSERT_EQ(hopper.size(), examples::matmulCandidates(2, 90).size() + 4);
-  int specialized = 0, clustered = 0;
+  ASSERT_EQ(hopper.size(), examples::matmulCandidates(2, 90).size() + 6);
+  int specialized = 0, clustered = 0, wideGroups = 0;
   for (const examples::MatmulConfig &config : hopper) {
     specialized += config.warpSpecialize;
     clustered += config.clusterSize == 2;
+    wideGroups += config.groupM == 16;
     if (config.clusterSize != 1)
       EXPECT_TRUE(config.warpSpecialize && config.warps == 8 && config.blockM * config.blockN == 256 * 128);
+    if (config.groupM == 16)
+      EXPECT_TRUE(config.warpSpecialize && config.blockM == 128 && config.blockN == 256);
   }
-  EXPECT_EQ(specialized, 4);
-  EXPECT_EQ(clustered, 2);
+  EXPECT_EQ(specialized, 6);
+  EXPECT_EQ(clustered, 3);
+  EXPECT_EQ(wideGroups, 2);
   EXPECT_EQ(examples::matmulPersistentCandidates(2, 80).size(), examples::matmulCandidates(2, 80).size());
   EXPECT_EQ(examples::matmulPersistentCandidates(4, 90).size(), examples::matmulCandidates(4, 90).size());
   auto sharedOperand = [](int blockM, int blockN) {
