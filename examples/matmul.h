@@ -224,15 +224,14 @@ inline std::vector<MatmulConfig> matmulPersistentCandidates(int elementBytes, un
     if (config.warps != 8 || config.stages != 4 || (config.blockM != 256 && config.blockN != 256))
       continue;
     config.warpSpecialize = true;
-    configs.push_back(config);
-    config.clusterSize = 2;
-    configs.push_back(config);
-    if (config.blockN == 256 && config.groupM != 16) {
-      config.groupM = 16;
-      configs.push_back(config);
-      config.clusterSize = 1;
-      configs.push_back(config);
-    }
+    std::vector<int> groups{config.groupM};
+    if (config.blockN == 256 && config.groupM != 16)
+      groups.push_back(16);
+    for (int groupM : groups)
+      for (unsigned cluster : {1u, 2u}) {
+        config.groupM = groupM, config.clusterSize = cluster;
+        configs.push_back(config);
+      }
   }
   return configs;
 }
