@@ -39,9 +39,25 @@ namespace {
 using brickgpu::LocalAllocOp;
 using brickgpu::MemDescType;
 
-constexpr unsigned kProducerWarps = 4;
-// 4 producer warps at 40 registers and 8 consumer warps at 232 fill the 64K registers of an SM.
-constexpr unsigned kProducerRegisters = 40, kConsumerRegisters = 232;
+constexpr unsigned kProducerWarps = 4, kProducerRegisters = 40;
+constexpr unsigned kRegistersPerSM = 65536, kMaxThreads = 1024;
+
+/// What the consumers raise their registers to once the producers drop theirs to kProducerRegisters, or none.
+/// A program starts with ptxas's count for its size (.maxntid): the SM's registers over its threads, in steps of
+/// 8; setmaxnreg moves registers within the program, so the producers' release pays for the consumers' raise (8
+/// consumer warps: 168 each at the start, 40 and 232 after). With 256 threads or fewer every thread may have 255
+/// from the start: ptxas has no count to start from and ignores setmaxnreg (C7508), so there is none to ask for.
+/// A raise past what the program has would wait forever.
+std::optional<unsigned> consumerRegisters(unsigned consumerWarps) {
+  unsigned threads = 32 * (consumerWarps + kProducerWarps);
+  if (threads * 256 <= kRegistersPerSM)
+    return std::nullopt;
+  unsigned start = kRegistersPerSM / threads / 8 * 8;
+  unsigned raised = (start * threads - 32 * kProducerWarps * kProducerRegisters) / (32 * consumerWarps) / 8 * 8;
+  if (raised <= start)
+    return std::nullopt;
+  return std::min(raised, 256u); // setmaxnreg's most
+}
 
 /// A loop the pass takes: its TMA blocks (and the buffers they fill) and its dots; the tile loop around it, if any.
 struct Plan {
@@ -384,7 +400,7 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
     if (failed(brickgpu::verifyEveryBlockHasALayout(module, "brickgpu-warp-specialize")))
       return signalPassFailure();
     unsigned numWarps = brickgpu::BrickGPUDialect::getNumWarps(module);
-    if (numStages < 2 || numWarps % 4 != 0)
+    if (numStages < 2 || numWarps % 4 != 0 || 32 * (numWarps + kProducerWarps) > kMaxThreads)
       return;
     std::optional<Plan> chosen;
     module.walk([&](func::FuncOp kernel) {
@@ -475,7 +491,9 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
     auto specialized = brickgpu::WarpSpecializeOp::create(b, loc);
     Block *producerBlock = b.createBlock(&specialized.getProducer());
     OpBuilder p = OpBuilder::atBlockBegin(producerBlock);
-    brickgpu::SetMaxRegistersOp::create(p, loc, kProducerRegisters, /*increase=*/false);
+    std::optional<unsigned> raised = consumerRegisters(numWarps);
+    if (raised)
+      brickgpu::SetMaxRegistersOp::create(p, loc, kProducerRegisters, /*increase=*/false);
     // In a tile loop, the producer runs it too (slot and phase carried), recomputing each tile's values.
     IRMapping tileMap;
     scf::ForOp producerTiles;
@@ -550,7 +568,8 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
 
     // The consumers: the loop itself, carrying its slot and phase (through the tile loop too).
     b.setInsertionPoint(plan.outer ? plan.outer.getOperation() : loop.getOperation());
-    brickgpu::SetMaxRegistersOp::create(b, loc, kConsumerRegisters, /*increase=*/true);
+    if (raised)
+      brickgpu::SetMaxRegistersOp::create(b, loc, *raised, /*increase=*/true);
     Value tileSlot = i32(b, 0), tilePhase = i32(b, 0);
     scf::ForOp consumerTiles;
     if (plan.outer) {

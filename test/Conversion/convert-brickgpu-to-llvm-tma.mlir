@@ -89,6 +89,41 @@ module attributes {brickgpu.num_warps = 8 : i32, brickgpu.producer_warps = 4 : i
 
 // -----
 
+// One consumer warpgroup (256 threads) moves no registers: still only the first producer warp (4) goes on.
+#b = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#s = #brickgpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {brickgpu.num_warps = 4 : i32, brickgpu.producer_warps = 4 : i32} {
+  // CHECK-LABEL: llvm.func @specialized_one_warpgroup
+  // CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
+  // CHECK-NOT: setmaxnreg
+  // CHECK: %[[PRODUCER:.*]] = llvm.icmp "uge" %[[WARP:.*]], %{{.*}}
+  // CHECK: llvm.cond_br %[[PRODUCER]], ^[[P:.*]], ^[[C:.*]]
+  // CHECK: ^[[P]]:
+  // CHECK-NEXT: %[[FOUR:.*]] = llvm.mlir.constant(4 : i32)
+  // CHECK-NEXT: %[[FIRSTWARP:.*]] = llvm.icmp "eq" %[[WARP]], %[[FOUR]]
+  // CHECK-NEXT: llvm.cond_br %[[FIRSTWARP]], ^[[GO:.*]], ^[[LEAVE:.*]]
+  // CHECK-NEXT: ^[[LEAVE]]:
+  // CHECK-NEXT: llvm.return
+  // CHECK-NEXT: ^[[GO]]:
+  // CHECK: cp.async.bulk.tensor.2d
+  // CHECK-NOT: setmaxnreg
+  // CHECK: llvm.return
+  func.func @specialized_one_warpgroup(%map: !brick.tensormap, %i: i32, %pred: i1) attributes {brick.kernel} {
+    %buffer = brickgpu.local_alloc : () -> !brickgpu.memdesc<32x128xf16, #b>
+    %bar = brickgpu.local_alloc : () -> !brickgpu.memdesc<1xi64, #s>
+    brickgpu.barrier {allWarps}
+    brickgpu.warp_specialize {
+      brickgpu.async_tma_copy_global_to_local %map[%i, %i] %buffer, %bar, %pred {brickgpu.producer} : !brickgpu.memdesc<32x128xf16, #b>, !brickgpu.memdesc<1xi64, #s>
+      brickgpu.warp_return
+    }
+    brickgpu.barrier_arrive %bar, %pred : !brickgpu.memdesc<1xi64, #s>
+    brickgpu.barrier
+    return
+  }
+}
+
+// -----
+
 // A TMA store: thread 0 stores each 128-byte swizzle span of the rows (32 rows of 256 bytes: two boxes, the second
 // 4096 bytes further into the buffer) and commits the bulk group; async_tma_store_wait has thread 0 wait until
 // the buffer has been read.

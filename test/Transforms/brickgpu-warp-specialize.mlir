@@ -755,3 +755,82 @@ module attributes {brickgpu.cluster_size = 2 : i32, brickgpu.num_warps = 8 : i32
     return
   }
 }
+
+// -----
+
+// Registers move only where they must and can: one consumer warpgroup (256 threads) may have 255 registers a
+// thread from the start, so no setmaxnreg (ptxas would ignore it); 16 consumer warps (640 threads, 96 registers
+// each at the start) raise theirs to 104, not 232, which the program does not have.
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#a = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#b = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#s = #brickgpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+// CHECK: module attributes {brickgpu.num_warps = 4 : i32, brickgpu.producer_warps = 4 : i32}
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: func.func @one_warpgroup
+  // CHECK-NOT: set_max_registers
+  // CHECK: brickgpu.warp_specialize {
+  // CHECK-NOT: set_max_registers
+  // CHECK: brickgpu.warpgroup_dot
+  // CHECK-NOT: set_max_registers
+  // CHECK: return
+  func.func @one_warpgroup(%p: !brick.ptr<f16>, %mapA: !brick.tensormap, %mapB: !brick.tensormap, %m: i32, %n: i32,
+                           %kTiles: i32, %s: i64) attributes {brick.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %zero = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
+    %da = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %mapA : !brick.ptr<f16> -> !brick.tensordesc<64x64xf16>
+    %db = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %mapB : !brick.ptr<f16> -> !brick.tensordesc<64x128xf16>
+    %acc = scf.for %k = %c0 to %kTiles step %c1 iter_args(%c = %zero) -> (tensor<64x128xf32, #mma>) : i32 {
+      %kk = arith.muli %k, %c64 : i32
+      %x = brick.descriptor_load %da[%m, %kk] : !brick.tensordesc<64x64xf16> -> tensor<64x64xf16, #rows>
+      %y = brick.descriptor_load %db[%kk, %n] : !brick.tensordesc<64x128xf16> -> tensor<64x128xf16, #rows>
+      %xa = brickgpu.local_alloc %x : (tensor<64x64xf16, #rows>) -> !brickgpu.memdesc<64x64xf16, #a>
+      %yb = brickgpu.local_alloc %y : (tensor<64x128xf16, #rows>) -> !brickgpu.memdesc<64x128xf16, #b>
+      %d = brickgpu.warpgroup_dot %xa, %yb, %c : !brickgpu.memdesc<64x64xf16, #a>, !brickgpu.memdesc<64x128xf16, #b> -> tensor<64x128xf32, #mma>
+      scf.yield %d : tensor<64x128xf32, #mma>
+    }
+    %kept = brickgpu.local_alloc %acc : (tensor<64x128xf32, #mma>) -> !brickgpu.memdesc<64x128xf32, #s>
+    return
+  }
+}
+
+// -----
+
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [16, 1], instrShape = [64, 128]}>
+#rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [16, 1], order = [1, 0]}>
+#a = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#b = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#s = #brickgpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+// CHECK: module attributes {brickgpu.num_warps = 16 : i32, brickgpu.producer_warps = 4 : i32}
+module attributes {brickgpu.num_warps = 16 : i32} {
+  // CHECK-LABEL: func.func @four_warpgroups
+  // CHECK: brickgpu.warp_specialize {
+  // CHECK-NEXT: brickgpu.set_max_registers 40
+  // CHECK: brickgpu.warp_return
+  // CHECK: brickgpu.set_max_registers 104 {increase}
+  func.func @four_warpgroups(%p: !brick.ptr<f16>, %mapA: !brick.tensormap, %mapB: !brick.tensormap, %m: i32, %n: i32,
+                             %kTiles: i32, %s: i64) attributes {brick.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %zero = arith.constant dense<0.000000e+00> : tensor<256x128xf32, #mma>
+    %da = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %mapA : !brick.ptr<f16> -> !brick.tensordesc<256x64xf16>
+    %db = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %mapB : !brick.ptr<f16> -> !brick.tensordesc<64x128xf16>
+    %acc = scf.for %k = %c0 to %kTiles step %c1 iter_args(%c = %zero) -> (tensor<256x128xf32, #mma>) : i32 {
+      %kk = arith.muli %k, %c64 : i32
+      %x = brick.descriptor_load %da[%m, %kk] : !brick.tensordesc<256x64xf16> -> tensor<256x64xf16, #rows>
+      %y = brick.descriptor_load %db[%kk, %n] : !brick.tensordesc<64x128xf16> -> tensor<64x128xf16, #rows>
+      %xa = brickgpu.local_alloc %x : (tensor<256x64xf16, #rows>) -> !brickgpu.memdesc<256x64xf16, #a>
+      %yb = brickgpu.local_alloc %y : (tensor<64x128xf16, #rows>) -> !brickgpu.memdesc<64x128xf16, #b>
+      %d = brickgpu.warpgroup_dot %xa, %yb, %c : !brickgpu.memdesc<256x64xf16, #a>, !brickgpu.memdesc<64x128xf16, #b> -> tensor<256x128xf32, #mma>
+      scf.yield %d : tensor<256x128xf32, #mma>
+    }
+    %kept = brickgpu.local_alloc %acc : (tensor<256x128xf32, #mma>) -> !brickgpu.memdesc<256x128xf32, #s>
+    return
+  }
+}
