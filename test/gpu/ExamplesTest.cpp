@@ -274,6 +274,13 @@ TEST_P(Examples, MatmulWarpGroupConfigs) {
   examples::MatmulConfig specialized{256, 128, 64, 8, 8, 4, true};
   for (auto [m, n, k] : {std::tuple{4000, 4000, 4000}, {1000, 1000, 64}, {300, 200, 8}, {2048, 1024, 4096}})
     EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = m, .n = n, .k = k, .config = specialized, .descriptors = true}));
+  // Four consumer warpgroups (16 warps; 640 threads with the producers', 96 registers each at the start): setmaxnreg
+  // raises them to what the producers give up (104), where a raise past it would wait forever.
+  examples::MatmulConfig wide{256, 128, 64, 8, 16, 3, true};
+  for (auto [m, n, k] : {std::tuple{1000, 1000, 1000}, {300, 200, 8}}) {
+    EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = m, .n = n, .k = k, .config = wide, .persistent = true}));
+    EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = m, .n = n, .k = k, .config = wide, .descriptors = true}));
+  }
   // B's rows (128 bytes) swizzle wider than its wgmma tiles (32 columns) take: its block is copied by TMA inside the
   // loop every iteration, so the dot must not stay in flight over it. And the decode tiles (mma.sync, TMA ring).
   for (examples::MatmulConfig config : {examples::MatmulConfig{64, 64, 64, 8, 8, 3}, examples::MatmulConfig{16, 64, 256, 1, 4, 4}})
