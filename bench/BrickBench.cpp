@@ -668,6 +668,10 @@ void benchMoe(const std::vector<examples::MoeConfig> &sweep) {
         int distinct = layer->distinctExperts(failure);
         double layerMs = medianMilliseconds([&] { check(layer->run()); }, 20);
         double gateUpMs = medianMilliseconds([&] { check(layer->runGateUp()); }, 20);
+        // The other steps alone too (each from what the last run left), so that the layer's time splits by step.
+        double routingMs = medianMilliseconds([&] { check(layer->runRouting()); }, 20);
+        double downMs = medianMilliseconds([&] { check(layer->runDown()); }, 20);
+        double sumMs = medianMilliseconds([&] { check(layer->runSum()); }, 20);
         double weightBytes = double(distinct) * 2.0 * model.intermediate * model.hidden * 2;
         // The layer as one CUDA graph on a stream of its own; and 100 layers back to back (no flush between:
         // what a decode loop sees, launch costs included), launched one by one and as graph replays.
@@ -703,6 +707,8 @@ void benchMoe(const std::vector<examples::MoeConfig> &sweep) {
                     (config.tuned ? "BLOCK_M " + std::to_string(config.blockM) + ", " + layer->tunedChoice()
                                   : moeConfigText(config)).c_str());
         std::printf(",\n  \"%s_distinct_experts\": %d", name.c_str(), distinct);
+        std::printf(",\n  \"%s_routing_ms\": %.4f,\n  \"%s_down_ms\": %.4f,\n  \"%s_sum_ms\": %.4f", name.c_str(),
+                    routingMs, name.c_str(), downMs, name.c_str(), sumMs);
         std::printf(",\n  \"%s_layer_graph_ms\": %.4f,\n  \"%s_back_to_back_us\": %.1f,\n"
                     "  \"%s_back_to_back_graph_us\": %.1f",
                     name.c_str(), graphMs, name.c_str(), plainUs, name.c_str(), graphUs);

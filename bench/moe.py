@@ -219,6 +219,14 @@ def main(binary, configs):
               f" {triton_weights:7.0f} {brick[key + '_relerr']:8.1e}  {brick[key + '_config']}")
     print("(/Triton: Triton's time over Brick's, > 1 is Brick faster; GEMMs: Triton's two GEMMs alone, the floor of"
           " vLLM's layer; weights GB/s: the distinct experts' w13 bytes over GEMM 1's time)")
+    print(f"{'Brick layer by step (ms)':28s} {'routing':>8s} {'GEMM 1':>8s} {'GEMM 2':>8s} {'sum':>8s} {'total':>8s}"
+          f" {'layer':>8s}")
+    for key in anchors:
+        if key + "_routing_ms" in brick:
+            steps = [brick[key + s] for s in ("_routing_ms", "_gate_up_ms", "_down_ms", "_sum_ms")]
+            print(f"{key[4:]:28s} " + " ".join(f"{t:8.3f}" for t in steps) +
+                  f" {sum(steps):8.3f} {brick[key + '_layer_ms']:8.3f}")
+    print("(each step timed alone, L2 flushed: in the layer a step finds the last one's output in L2)")
     print(f"{'Brick layer as a CUDA graph':28s} {'graph ms':>9s} {'100 back to back: us/layer':>27s} {'graph':>7s}")
     for key in anchors:
         if key + "_layer_graph_ms" in brick:

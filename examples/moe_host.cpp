@@ -213,6 +213,16 @@ Expected<MoeLayer<T>> MoeLayer<T>::create(const brick::runtime::Device &device, 
 }
 
 template <brick::ElementTag T> Error MoeLayer<T>::run(const brick::runtime::Stream *stream) const {
+  if (Error e = runRouting(stream))
+    return e;
+  if (Error e = runGateUp(stream))
+    return e;
+  if (Error e = runDown(stream))
+    return e;
+  return runSum(stream);
+}
+
+template <brick::ElementTag T> Error MoeLayer<T>::runRouting(const brick::runtime::Stream *stream) const {
   const Kernels<T> &k = kernels<T>();
   const MoeShape &s = shape_;
   const int E = s.experts, routeTokens = this->routeTokens(), routeBlocks = cdiv(s.tokens, routeTokens);
@@ -223,13 +233,14 @@ template <brick::ElementTag T> Error MoeLayer<T>::run(const brick::runtime::Stre
                                *topkWeights_, *blockCounts_, *pairRanks_, s.tokens, E, E, s.topk, routeTokens,
                                int(s.sigmoid), int(s.bias), int(s.renormalize)))
     return e;
-  if (Error e = k.align.launch(brick::Grid{unsigned(routeBlocks)}, options, *topkIds_, *blockCounts_, *pairRanks_,
-                               *sorted_, *blockExpert_, *blockRuns_, *total_, s.tokens, routeBlocks, int(maxBlocks()), E,
-                               s.topk,
-                               routeTokens, config_.blockM, chunk))
-    return e;
-  if (Error e = runGateUp(stream))
-    return e;
+  return k.align.launch(brick::Grid{unsigned(routeBlocks)}, options, *topkIds_, *blockCounts_, *pairRanks_, *sorted_,
+                        *blockExpert_, *blockRuns_, *total_, s.tokens, routeBlocks, int(maxBlocks()), E, s.topk,
+                        routeTokens, config_.blockM, chunk);
+}
+
+template <brick::ElementTag T> Error MoeLayer<T>::runDown(const brick::runtime::Stream *stream) const {
+  const Kernels<T> &k = kernels<T>();
+  const MoeShape &s = shape_;
   const int H = s.hidden, I = s.intermediate, pairs = int(s.pairs());
   brick::LaunchOptions down{.numWarps = config_.downWarps, .numStages = config_.stages, .stream = stream,
                             .device = device_};
@@ -241,18 +252,22 @@ template <brick::ElementTag T> Error MoeLayer<T>::run(const brick::runtime::Stre
                            blockK, groupM);
   };
   using brick::fromConfig;
-  if (Error e = config_.tuned
-                    ? launchDown(moeTuner(k.down, config_.blockM, false, *device_),
-                                 [&](const brick::TuningConfig &c) {
-                                   return brick::Grid{blocks * unsigned(cdiv(H, c.get(0)))};
-                                 },
-                                 fromConfig, fromConfig, fromConfig)
-                    : launchDown(k.down, brick::Grid{blocks * unsigned(cdiv(H, config_.downN))}, config_.downN,
-                                 config_.downK, config_.groupM))
-    return e;
+  return config_.tuned ? launchDown(moeTuner(k.down, config_.blockM, false, *device_),
+                                    [&](const brick::TuningConfig &c) {
+                                      return brick::Grid{blocks * unsigned(cdiv(H, c.get(0)))};
+                                    },
+                                    fromConfig, fromConfig, fromConfig)
+                       : launchDown(k.down, brick::Grid{blocks * unsigned(cdiv(H, config_.downN))}, config_.downN,
+                                    config_.downK, config_.groupM);
+}
+
+template <brick::ElementTag T> Error MoeLayer<T>::runSum(const brick::runtime::Stream *stream) const {
+  const MoeShape &s = shape_;
+  brick::LaunchOptions options{.numWarps = 4, .numStages = 1, .stream = stream, .device = device_};
   const int sumRows = 16, sumColumns = 256;
-  unsigned sumPrograms = unsigned(cdiv(s.tokens, sumRows)) * unsigned(cdiv(H, sumColumns));
-  return k.reduce.launch(brick::Grid{sumPrograms}, options, *y_, *out_, s.tokens, H, s.topk, sumRows, sumColumns);
+  unsigned sumPrograms = unsigned(cdiv(s.tokens, sumRows)) * unsigned(cdiv(s.hidden, sumColumns));
+  return kernels<T>().reduce.launch(brick::Grid{sumPrograms}, options, *y_, *out_, s.tokens, s.hidden, s.topk, sumRows,
+                                    sumColumns);
 }
 
 template <brick::ElementTag T> Error MoeLayer<T>::runGateUp(const brick::runtime::Stream *stream) const {

@@ -67,10 +67,17 @@ public:
   /// keeping the rounded values for the reference.
   static brick::runtime::Expected<MoeLayer> create(const brick::runtime::Device &device, const MoeShape &shape,
                                                    const MoeConfig &config, MoeWeights weights = MoeWeights::Host);
-  /// The whole layer on `stream` (null: the default stream); nothing waits for the GPU.
+  /// The whole layer on `stream` (null: the default stream): runRouting, runGateUp, runDown and runSum in turn;
+  /// nothing waits for the GPU.
   brick::runtime::Error run(const brick::runtime::Stream *stream = nullptr) const;
-  /// GEMM 1 alone (the routing and alignment of the last run() stay in place).
+  /// The layer's steps, each reading what the ones before it left (alone, the last run()'s): routing and alignment
+  /// (top-k ids and weights, sorted rows, each block's expert); GEMM 1 (the token rows copied into sorted order
+  /// first where gatherRows()) with silu(gate) * up; GEMM 2 times the routing weights; each token's top-k rows
+  /// summed into the output.
+  brick::runtime::Error runRouting(const brick::runtime::Stream *stream = nullptr) const;
   brick::runtime::Error runGateUp(const brick::runtime::Stream *stream = nullptr) const;
+  brick::runtime::Error runDown(const brick::runtime::Stream *stream = nullptr) const;
+  brick::runtime::Error runSum(const brick::runtime::Stream *stream = nullptr) const;
   /// Checks the last run(): routing against float64 scores (ties within 1e-6 may go either way), the sorted
   /// rows exactly against the routing's own choice, and the output against a float64 layer over that choice
   /// (every token with host weights, 4 spread over the batch with device weights). Returns the output's

@@ -453,6 +453,22 @@ TEST_P(Examples, MoeLayerReplaysAsAGraph) {
   EXPECT_LE(error, 1e-2);
 }
 
+// run() is its four steps in turn: launched one by one on a fresh layer (what the bench times alone), they leave
+// the same routing, sorted rows and output, checked against float64.
+TEST_P(Examples, MoeLayerRunsStepByStep) {
+  examples::MoeShape shape{.tokens = 7, .experts = 8, .topk = 2, .hidden = 64, .intermediate = 64};
+  auto layer = examples::MoeLayer<bf16>::create(device(), shape, examples::moeConfig(shape));
+  ASSERT_TRUE(layer.ok()) << layer.error().message();
+  ASSERT_FALSE(layer->runRouting());
+  ASSERT_FALSE(layer->runGateUp());
+  ASSERT_FALSE(layer->runDown());
+  ASSERT_FALSE(layer->runSum());
+  std::string failure;
+  double error = layer->check(failure);
+  EXPECT_TRUE(failure.empty()) << failure;
+  EXPECT_LE(error, 1e-2);
+}
+
 TEST_P(Examples, RandomNumbersAreTheSameEverywhere) {
   auto kernel = brick::kernel("random", [](Ptr<i32> bits, Ptr<f32> uniforms, Ptr<f32> normals, Long seed, Int n,
                                            Const<int> BLOCK) {
