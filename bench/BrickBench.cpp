@@ -673,10 +673,11 @@ void benchMoe(const std::vector<examples::MoeConfig> &sweep) {
         if (!failure.empty() || !(error <= 1e-2))
           fail(name + ": wrong result: " + (failure.empty() ? "relative error " + std::to_string(error) : failure));
         int distinct = layer->distinctExperts(failure);
-        // The layer and GEMM 1 each after the GPU idled a second, as bench/moe.py times Triton's: at 4096 tokens
-        // an H100 reaches its 700 W limit within a few hundred ms and its clocks fall, so whichever side ran
-        // right after other work measured slower (H100, session 27, Mixtral's GEMM 1: 2.85-3.01 ms so, 2.66-2.69
-        // after idling; Triton's, timed by do_bench after compiling, 3.24-3.34 so and 3.12-3.21 after idling).
+        // The layer and GEMM 1 (and the graph below) each after the GPU idled a second, as bench/moe.py times
+        // Triton's layer and GEMM 1: at 4096 tokens an H100 reaches its 700 W limit within a few hundred ms and
+        // its clocks fall, so whichever side ran right after other work measured slower (H100, session 27,
+        // Mixtral's GEMM 1: 2.85-3.01 ms so, 2.66-2.69 after idling; Triton's, timed by do_bench after
+        // compiling, 3.24-3.34 so and 3.12-3.21 after idling).
         double layerMs = afterIdle([&] { return medianMilliseconds([&] { check(layer->run()); }, 20); });
         double gateUpMs = afterIdle([&] { return medianMilliseconds([&] { check(layer->runGateUp()); }, 20); });
         // The other steps alone too (each from what the last run left), so that the layer's time splits by step.
@@ -692,7 +693,7 @@ void benchMoe(const std::vector<examples::MoeConfig> &sweep) {
         auto graph = runtime::Graph::capture(*stream, [&] { return layer->run(&*stream); });
         if (!graph)
           fail(name + ": " + graph.error().message());
-        double graphMs = medianMilliseconds([&] { check(graph->replay(*stream)); }, 20);
+        double graphMs = afterIdle([&] { return medianMilliseconds([&] { check(graph->replay(*stream)); }, 20); });
         auto backToBack = [&](auto launch) {
           check(stream->synchronize());
           auto start = std::chrono::steady_clock::now();
