@@ -236,6 +236,8 @@ runtime::Expected<runtime::KernelBundle> compileSpecialization(const JitKernel &
   // A cache that cannot be written costs a recompile next time, nothing more.
   (void)bundle.writeFile(path);
   *why = "compiled" + damage + "; IR " + irMs + " ms, " + artifacts->timings.str();
+  for (const std::string &note : artifacts->notes)
+    *why += "; " + note;
   return bundle;
 }
 

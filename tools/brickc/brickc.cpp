@@ -181,6 +181,8 @@ int main(int argc, char **argv) {
     return fail(toString(artifacts.takeError()));
   if (timeStages)
     errs() << artifacts->kernelName << " (" << target->name() << "): " << artifacts->timings.str() << "\n";
+  for (const std::string &note : artifacts->notes)
+    WithColor::warning(errs(), "brickc") << note << "\n";
 
   std::string message;
   auto output = mlir::openOutputFile(outputFile, &message);

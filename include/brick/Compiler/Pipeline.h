@@ -69,6 +69,9 @@ struct Artifacts {
   } timings;
   /// The kernel's runtime parameters, in order (Const parameters are compiled in).
   std::vector<runtime::BundleParam> params;
+  /// What the compiler was asked for and did not do, and why ("warp specialization was not applied: ..."): not
+  /// errors (the kernel is correct without it), but a user who asked should hear of it.
+  std::vector<std::string> notes;
 
   /// What the runtime loads: name, launch facts, signature, PTX and (when assembled) the cubin.
   runtime::KernelBundle bundle(const GpuTarget &target) const;
