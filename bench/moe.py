@@ -25,6 +25,8 @@ import triton
 import triton.language as tl
 from triton.testing import do_bench
 
+from timing import median_event_ms
+
 MODELS = [("mixtral", 8, 2, 4096, 14336, False), ("deepseekv3", 256, 8, 7168, 2048, True)]
 TOKENS = [1, 16, 128, 512, 4096]
 # (BM, BN, BK, GROUP, warps, stages): generic ones plus vLLM's tuned H100 Mixtral configs (as ../shared/anchors).
@@ -48,17 +50,7 @@ def median_ms_after_idle(fn, reps=20):
         FLUSH.append(torch.empty(256 << 20, dtype=torch.uint8, device="cuda"))
     torch.cuda.synchronize()
     time.sleep(1)
-    fn()
-    times = []
-    for i in range(reps):
-        FLUSH[0].fill_(i & 255)
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return sorted(times)[reps // 2]
+    return median_event_ms(fn, lambda rep: FLUSH[0].fill_(rep & 255), reps)
 
 
 def listed(variable, item):

@@ -18,6 +18,8 @@ import os, subprocess, sys, time
 import torch, triton, triton.language as tl
 from triton.testing import do_bench
 
+from timing import median_event_ms
+
 
 def median_ms(fn):
     return do_bench(fn, warmup=25, rep=100, return_mode="median")
@@ -32,17 +34,7 @@ def median_ms_read_flush(fn, reps=50):
     global _read_flush
     if _read_flush is None:
         _read_flush = torch.ones(64 << 20, dtype=torch.float32, device="cuda")
-    fn()
-    times = []
-    for _ in range(reps):
-        _read_flush.sum()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return sorted(times)[len(times) // 2]
+    return median_event_ms(fn, lambda rep: _read_flush.sum(), reps)
 
 
 @triton.jit
