@@ -17,6 +17,7 @@
 #include "vector_add.h"
 
 #include <algorithm>
+#include <fstream>
 #include <cstring>
 #include <chrono>
 #include <cmath>
@@ -673,6 +674,18 @@ void benchMoe(const std::vector<examples::MoeConfig> &sweep) {
         if (!failure.empty() || !(error <= 1e-2))
           fail(name + ": wrong result: " + (failure.empty() ? "relative error " + std::to_string(error) : failure));
         int distinct = layer->distinctExperts(failure);
+        // The routing inputs, for bench/moe.py to route Triton's side by the same logits (and so stream the same
+        // experts' weights): <dir>/<key>.logits and .bias, float32.
+        if (const char *inputs = std::getenv("BRICK_BENCH_MOE_INPUTS_DIR"); inputs && *inputs && sweep.empty()) {
+          auto write = [&](const std::string &suffix, const std::vector<float> &values) {
+            std::ofstream file(std::string(inputs) + "/" + key + suffix, std::ios::binary);
+            file.write(reinterpret_cast<const char *>(values.data()), std::streamsize(values.size() * sizeof(float)));
+            if (!file)
+              fail("cannot write " + std::string(inputs) + "/" + key + suffix);
+          };
+          write(".logits", layer->logits());
+          write(".bias", layer->bias());
+        }
         // The layer and GEMM 1 (and the graph below) each after the GPU idled a second, as bench/moe.py times
         // Triton's layer and GEMM 1: at 4096 tokens an H100 reaches its 700 W limit within a few hundred ms and
         // its clocks fall, so whichever side ran right after other work measured slower (H100, session 27,

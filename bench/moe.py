@@ -16,7 +16,9 @@ either side measured 5-10% slower).
 """
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 import time
 
 import torch
@@ -154,11 +156,19 @@ def torch_loop(x, logits, bias, w13, w2, topk, sigmoid):
     return out.to(x.dtype)
 
 
-def triton_side(name, E, topk, H, I, deepseek, T):
+def triton_side(name, E, topk, H, I, deepseek, T, inputs=None):
     x = torch.randn(T, H, device="cuda", dtype=torch.bfloat16)
-    # As brick-bench draws them: logits normal with spread 2, a small (balancing) bias of spread 0.001.
-    logits = (torch.randn(T, E, device="cuda") * 2).to(torch.bfloat16)
-    bias = torch.randn(E, device="cuda") * 0.001 if deepseek else None
+    # Brick's own router logits and bias where brick-bench wrote them (`inputs`: the same experts, the same weight
+    # bytes at decode); else drawn as brick-bench draws them: logits normal with spread 2, a small (balancing)
+    # bias of spread 0.001.
+    stem = os.path.join(inputs, f"moe_{name}_T{T}") if inputs else None
+    if stem and os.path.exists(stem + ".logits"):
+        logits = torch.from_file(stem + ".logits", size=T * E, dtype=torch.float32).view(T, E).cuda()
+        logits = logits.to(torch.bfloat16)  # brick-bench's values are already bf16's
+        bias = torch.from_file(stem + ".bias", size=E, dtype=torch.float32).cuda() if deepseek else None
+    else:
+        logits = (torch.randn(T, E, device="cuda") * 2).to(torch.bfloat16)
+        bias = torch.randn(E, device="cuda") * 0.001 if deepseek else None
     w13 = (torch.rand(E, 2 * I, H, device="cuda", dtype=torch.bfloat16) * 2 - 1) * (2 / H ** 0.5)
     w2 = (torch.rand(E, H, I, device="cuda", dtype=torch.bfloat16) * 2 - 1) * (2 / I ** 0.5)
     pairs = T * topk
@@ -216,14 +226,17 @@ def triton_side(name, E, topk, H, I, deepseek, T):
 
 
 def main(binary, configs):
-    brick = json.loads(subprocess.run([binary, "--moe"] + configs, check=True, capture_output=True, text=True).stdout)
+    inputs = tempfile.mkdtemp(prefix="brick-moe-inputs-")
+    env = dict(os.environ, BRICK_BENCH_MOE_INPUTS_DIR=inputs)
+    brick = json.loads(subprocess.run([binary, "--moe"] + configs, check=True, capture_output=True, text=True,
+                                      env=env).stdout)
     anchors = {}
     for (name, E, topk, H, I, deepseek) in MODELS:
         if not listed("BRICK_BENCH_MOE_MODELS", name):
             continue
         for T in TOKENS:
             if listed("BRICK_BENCH_MOE_TOKENS", T):
-                anchors[f"moe_{name}_T{T}"] = triton_side(name, E, topk, H, I, deepseek, T)
+                anchors[f"moe_{name}_T{T}"] = triton_side(name, E, topk, H, I, deepseek, T, inputs)
     print(f"MoE layer, bf16, {brick['device']}; Brick (brick-bench --moe) vs Triton's fused_moe algorithm, same run")
     print(f"{'shape':22s} {'layer ms':>9s} {'Triton':>8s} {'GEMMs':>8s} {'torch':>8s} {'/Triton':>8s} |"
           f" {'GEMM1 ms':>9s} {'Triton':>8s} {'/Triton':>8s} {'TFLOP/s':>8s} {'weights GB/s':>12s} {'Triton':>7s}"
@@ -238,7 +251,7 @@ def main(binary, configs):
         triton_weights = tri["triton_distinct_experts"] * 2 * I * H * 2 / tri["triton_gate_up_ms"] / 1e6
         if brick.get(key + "_distinct_experts") is not None and brick[key + "_distinct_experts"] != tri["triton_distinct_experts"]:
             print(f"  ({key[4:]}: Brick's routing reached {brick[key + '_distinct_experts']} experts, Triton's"
-                  f" {tri['triton_distinct_experts']}: different random logits)")
+                  f" {tri['triton_distinct_experts']}: different routing)")
         print(f"{key[4:]:22s} {b_layer:9.3f} {tri['triton_layer_ms']:8.3f} {tri['triton_gemms_ms']:8.3f}"
               f" {tri['torch_loop_ms']:8.3f} {tri['triton_layer_ms'] / b_layer:8.2f} | {b_gate_up:9.3f}"
               f" {tri['triton_gate_up_ms']:8.3f} {tri['triton_gate_up_ms'] / b_gate_up:8.2f}"
@@ -263,3 +276,4 @@ def main(binary, configs):
                   f" {brick[key + '_back_to_back_graph_us']:7.1f}")
     print("(plain: the layer launched on the graph's stream, timed as the graph is)")
     print(json.dumps({"brick": brick, "triton": anchors}, default=str))
+    shutil.rmtree(inputs, ignore_errors=True)

@@ -85,6 +85,9 @@ public:
   double check(std::string &failure) const;
 
   const MoeShape &shape() const { return shape_; }
+  /// The router logits [tokens, experts] and the bias [experts] the layer routes by, as the device holds them.
+  const std::vector<float> &logits() const { return logits_; }
+  const std::vector<float> &bias() const { return bias_; }
   const MoeConfig &config() const { return config_; }
   int64_t maxBlocks() const;
   /// Tokens per routing program: a [tokens, experts] block of about 2048 scores (a power of two).
