@@ -88,9 +88,12 @@ void flushL2(Flush flush, int rep) {
   check(readAll.launch(Grid{programs}, LaunchOptions{.numWarps = 8}, *flushBuffer, sums, 4096));
 }
 
+/// Waits for everything launched on the GPU.
+void synchronize() { check(device->driver().check(device->driver().cuCtxSynchronize(), "synchronizing")); }
+
 /// `measure()` once the GPU has had nothing to do for a second (its power limit's state reset).
 template <class Measure> double afterIdle(Measure measure) {
-  check(device->driver().check(device->driver().cuCtxSynchronize(), "synchronizing"));
+  synchronize();
   std::this_thread::sleep_for(std::chrono::seconds(1));
   return measure();
 }
@@ -408,7 +411,7 @@ template <typename LaunchFresh> void reportColdLaunches(const std::string &key, 
     std::filesystem::remove_all(cache);
     auto start = std::chrono::steady_clock::now();
     std::string log = launchFresh();
-    check(device->driver().check(device->driver().cuCtxSynchronize(), "synchronizing"));
+    synchronize();
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     colds.emplace_back(ms, log);
   }
@@ -837,7 +840,7 @@ void benchAutotune() {
                          TensorDescriptorArg::of(problem.db, {k, n}, {n, 1}, {}).blocksFromConfig({2, 1}),
                          TensorDescriptorArg::of(problem.dc, {m, n}, {n, 1}, {}).blocksFromConfig({0, 1}), m, n, k,
                          fromConfig, fromConfig, fromConfig, fromConfig));
-      check(device->driver().check(device->driver().cuCtxSynchronize(), "synchronizing"));
+      synchronize();
       double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       Tuning tuning = tuned.tunings().at(0);
       const char *how = threads == 1 ? "serial" : "parallel";
@@ -1098,7 +1101,7 @@ int main(int argc, char **argv) {
       check(kernel.launch(Grid{1}, LaunchOptions{}, x, y, out, 1024, 1024));
       times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
       if (i % 256 == 255)
-        check(device->driver().check(device->driver().cuCtxSynchronize(), "synchronizing"));
+        synchronize();
     }
     std::sort(times.begin(), times.end());
     std::printf(",\n  \"cached_launch_us\": %.2f", times[times.size() / 2]);
@@ -1133,7 +1136,7 @@ int main(int argc, char **argv) {
         launch();
         t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
         if (i % 256 == 255)
-          check(device->driver().check(device->driver().cuCtxSynchronize(), "synchronizing"));
+          synchronize();
       }
       std::sort(t.begin(), t.end());
       return t[t.size() / 2];

@@ -29,20 +29,6 @@ llvm::Error error(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-/// Why brickgpu-warp-specialize left a kernel whole that was asked to split.
-std::string warpSpecializationRefusal(const CompileOptions &options) {
-  std::string why = "warp specialization was asked for but not applied: ";
-  if (!(options.target.computeCapability == 90 && options.target.archSpecific))
-    return why + "it needs sm_90a (wgmma and TMA), not " + options.target.name();
-  if (options.numStages < 2)
-    return why + "it needs num_stages >= 2 (a ring of slots), not " + std::to_string(options.numStages);
-  if (options.numWarps % 4 != 0 || 32 * (options.numWarps + 4) > 1024)
-    return why + "it needs whole consumer warpgroups and at most 1024 threads with the 4 producer warps, not " +
-           std::to_string(options.numWarps) + " warps";
-  return why + "no K loop qualifies (one at the top level, or in a tile loop at the top level, that only copies "
-               "descriptor blocks and accumulates wgmma dots)";
-}
-
 constexpr Stage kStages[] = {Stage::Brick, Stage::BrickGPU, Stage::LLVMDialect, Stage::LLVMIR,
                              Stage::PTX,   Stage::Cubin,    Stage::Bundle};
 
@@ -265,8 +251,12 @@ llvm::Expected<Artifacts> compile(mlir::ModuleOp module, const CompileOptions &o
     artifacts.sharedMemory = shared.getInt();
   if (auto producers = module->getAttrOfType<mlir::IntegerAttr>("brickgpu.producer_warps")) // warp-specialized
     artifacts.numWarps += producers.getInt();
-  else if (options.warpSpecialize && stage >= Stage::BrickGPU)
-    artifacts.notes.push_back(warpSpecializationRefusal(options));
+  else if (options.warpSpecialize && stage >= Stage::BrickGPU) {
+    // The pass says why it left the kernel whole; it does not run off sm_90a.
+    auto refused = module->getAttrOfType<mlir::StringAttr>("brickgpu.warp_specialize_refused");
+    std::string why = refused ? refused.str() : "it needs sm_90a (wgmma and TMA), not " + options.target.name();
+    artifacts.notes.push_back("warp specialization was asked for but not applied: " + why);
+  }
   artifacts.clusterSize = mlir::brickgpu::BrickGPUDialect::getClusterSize(module);
   if (stage <= Stage::LLVMDialect)
     return artifacts;

@@ -399,9 +399,17 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
     ModuleOp module = getOperation();
     if (failed(brickgpu::verifyEveryBlockHasALayout(module, "brickgpu-warp-specialize")))
       return signalPassFailure();
+    // Where the kernel stays whole, the module says why (brickgpu.warp_specialize_refused): the compiler tells a
+    // user who asked for the split.
+    auto refuse = [&](const Twine &why) {
+      module->setAttr("brickgpu.warp_specialize_refused", StringAttr::get(&getContext(), why));
+    };
     unsigned numWarps = brickgpu::BrickGPUDialect::getNumWarps(module);
-    if (numStages < 2 || numWarps % 4 != 0 || 32 * (numWarps + kProducerWarps) > kMaxThreads)
-      return;
+    if (numStages < 2)
+      return refuse("it needs num_stages >= 2 (a ring of slots), not " + Twine(numStages));
+    if (numWarps % 4 != 0 || 32 * (numWarps + kProducerWarps) > kMaxThreads)
+      return refuse("it needs whole consumer warpgroups and at most " + Twine(kMaxThreads) + " threads with the " +
+                    Twine(kProducerWarps) + " producer warps, not " + Twine(numWarps) + " warps");
     std::optional<Plan> chosen;
     module.walk([&](func::FuncOp kernel) {
       if (chosen || !kernel->hasAttr(BrickDialect::getKernelAttrName()) || kernel.getBody().empty())
@@ -416,7 +424,8 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
       }
     });
     if (!chosen)
-      return;
+      return refuse("no K loop qualifies (one at the top level, or in a tile loop at the top level, that only copies "
+                    "descriptor blocks and accumulates wgmma dots)");
     specialize(*chosen, numWarps);
     module->setAttr("brickgpu.producer_warps", IntegerAttr::get(IntegerType::get(&getContext(), 32), kProducerWarps));
   }
