@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -663,8 +664,13 @@ void benchMoe(const std::vector<examples::MoeConfig> &sweep) {
         configs.push_back(forced && *forced ? parseMoeConfig(forced) : examples::moeConfig(shape));
       }
       std::string key = std::string("moe_") + model.name + "_T" + std::to_string(tokens);
+      // A config given again is timed again, under "<key>_<config>_run<n>": sweeps that alternate configs (A B A B)
+      // see how far one config's times spread beside the differences between configs.
+      std::map<std::string, int> runs;
       for (const examples::MoeConfig &config : configs) {
         std::string name = sweep.empty() ? key : key + "_" + moeConfigText(config);
+        if (int run = ++runs[name]; run > 1)
+          name += "_run" + std::to_string(run);
         auto layer = examples::MoeLayer<brick::bf16>::create(*device, shape, config, examples::MoeWeights::Device);
         if (!layer)
           fail(name + ": " + layer.error().message());

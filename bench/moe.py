@@ -1,6 +1,7 @@
 """The MoE layer: Brick (brick-bench --moe) against Triton's fused_moe algorithm and a torch per-expert loop, one run.
 
-  python3 bench/run.py --moe path/to/brick-bench [CFG...]   (CFG: brick-bench --moe's configs, a sweep)
+  python3 bench/run.py --moe path/to/brick-bench [CFG...]   (CFG: brick-bench --moe's configs, a sweep; a config
+                                                             given again is timed again: A B A B)
   BRICK_BENCH_MOE_MODELS=mixtral BRICK_BENCH_MOE_TOKENS=1,16 narrow the shapes (both sides).
 
 Triton's side is the algorithm vLLM and SGLang run (vLLM's fused_moe_kernel, written out below): routing and the
@@ -225,6 +226,35 @@ def triton_side(name, E, topk, H, I, deepseek, T, inputs=None):
     return result
 
 
+def sweep_runs(brick, key):
+    """Brick's runs at shape `key` (moe_<model>_T<tokens>) in the order brick-bench made them: (config, with _run<n>
+    for a config given again; its keys' prefix)."""
+    runs = []
+    for k in brick:
+        for end in ("_gate_up_ms", "_refused"):
+            if k.startswith(key + "_") and k.endswith(end):
+                runs.append((k[len(key) + 1:-len(end)], k[:-len(end)]))
+    return runs
+
+
+def print_sweep(brick, anchors):
+    """--moe CFG...: each Brick config (in the order run; a config given again is timed again) beside Triton's
+    layer and GEMM 1, timed once per shape in the same run."""
+    print(f"MoE sweep, bf16, {brick['device']}: Brick's configs vs Triton's fused_moe algorithm, same run")
+    print(f"{'shape':18s} {'Brick config':44s} {'layer ms':>9s} {'/Triton':>8s} {'GEMM1 ms':>9s} {'/Triton':>8s}"
+          f" {'TFLOP/s':>8s}")
+    for key, tri in anchors.items():
+        print(f"{key[4:]:18s} {'Triton':44s} {tri['triton_layer_ms']:9.3f} {'':8s} {tri['triton_gate_up_ms']:9.3f}")
+        for config, prefix in sweep_runs(brick, key):
+            if prefix + "_refused" in brick:
+                print(f"{'':18s} {config:44s} refused: {brick[prefix + '_refused']}")
+                continue
+            layer, gate_up = brick[prefix + "_layer_ms"], brick[prefix + "_gate_up_ms"]
+            print(f"{'':18s} {config:44s} {layer:9.3f} {tri['triton_layer_ms'] / layer:8.2f} {gate_up:9.3f}"
+                  f" {tri['triton_gate_up_ms'] / gate_up:8.2f} {brick[prefix + '_gate_up_TFLOPs']:8.1f}")
+    print("(/Triton: Triton's time over Brick's, > 1 is Brick faster)")
+
+
 def main(binary, configs):
     inputs = tempfile.mkdtemp(prefix="brick-moe-inputs-")
     env = dict(os.environ, BRICK_BENCH_MOE_INPUTS_DIR=inputs)
@@ -237,6 +267,11 @@ def main(binary, configs):
         for T in TOKENS:
             if listed("BRICK_BENCH_MOE_TOKENS", T):
                 anchors[f"moe_{name}_T{T}"] = triton_side(name, E, topk, H, I, deepseek, T, inputs)
+    if configs:
+        print_sweep(brick, anchors)
+        print(json.dumps({"brick": brick, "triton": anchors}, default=str))
+        shutil.rmtree(inputs, ignore_errors=True)
+        return
     print(f"MoE layer, bf16, {brick['device']}; Brick (brick-bench --moe) vs Triton's fused_moe algorithm, same run")
     print(f"{'shape':22s} {'layer ms':>9s} {'Triton':>8s} {'GEMMs':>8s} {'torch':>8s} {'/Triton':>8s} |"
           f" {'GEMM1 ms':>9s} {'Triton':>8s} {'/Triton':>8s} {'TFLOP/s':>8s} {'weights GB/s':>12s} {'Triton':>7s}"

@@ -81,7 +81,10 @@ std::vector<brick::TuningConfig> moeCandidates(int blockM, bool gateUp) {
   if (blockM == 64)
     return {C{{128, 64, 8}, 8, 4}, C{{128, 64, 8}, 4, 4}, C{{64, 128, 8}, 4, 4}, C{{64, 64, 8}, 4, 4}};
   // GROUP_M caps the groups an expert's run of blocks is cut into: 16 keeps a Mixtral expert's ~9 blocks of 128
-  // rows (4096 tokens) in one group, where 8 reads its weights twice.
+  // rows (4096 tokens) in one group, where 8 reads its weights twice. Where no expert has more blocks than GROUP_M
+  // (DeepSeek-V3 at 4096 tokens: 1-2 blocks an expert) every GROUP_M launches the same tiles in the same order, and
+  // the tuner's pick among them is noise: on an H200, GROUP_M 2, 4 and 8 in turns took 4.64-5.07 ms, each
+  // spreading as far as the three differed (brick-bench --moe, three rounds, session 28).
   // GEMM 1's K steps of 128 over 2 stages (the same 192 KB ring as 64 over 4, half the iterations): DeepSeek-V3
   // at 4096 tokens (weights streamed from DRAM) 5.62-5.76 ms against 5.77-5.82 on an H100, in four calls.
   if (gateUp) // two accumulators: 128 columns each is a 128 x 256 tile
