@@ -683,6 +683,9 @@ void benchMoe(const std::vector<examples::MoeConfig> &sweep) {
         if (!failure.empty() || !(error <= 1e-2))
           fail(name + ": wrong result: " + (failure.empty() ? "relative error " + std::to_string(error) : failure));
         int distinct = layer->distinctExperts(failure);
+        int64_t padded = layer->paddedRows(failure);
+        if (!failure.empty())
+          fail(name + ": " + failure);
         // The routing inputs, for bench/moe.py to route Triton's side by the same logits (and so stream the same
         // experts' weights): <dir>/<key>.logits and .bias, float32.
         if (const char *inputs = std::getenv("BRICK_BENCH_MOE_INPUTS_DIR"); inputs && *inputs && sweep.empty()) {
@@ -743,6 +746,11 @@ void benchMoe(const std::vector<examples::MoeConfig> &sweep) {
                     (config.tuned ? "BLOCK_M " + std::to_string(config.blockM) + ", " + layer->tunedChoice()
                                   : moeConfigText(config)).c_str());
         std::printf(",\n  \"%s_distinct_experts\": %d", name.c_str(), distinct);
+        // The rows GEMM 1 computed, each expert's padded to BLOCK_M, and its TFLOP/s over them: how near the
+        // tensor cores ran to a dense matmul's rate, and what the tail blocks' padding cost.
+        std::printf(",\n  \"%s_padded_rows\": %lld,\n  \"%s_gate_up_issued_TFLOPs\": %.2f", name.c_str(),
+                    (long long)padded, name.c_str(),
+                    shape.gateUpFlops() * double(padded) / double(shape.pairs()) / gateUpMs / 1e9);
         std::printf(",\n  \"%s_routing_ms\": %.4f,\n  \"%s_down_ms\": %.4f,\n  \"%s_sum_ms\": %.4f", name.c_str(),
                     routingMs, name.c_str(), downMs, name.c_str(), sumMs);
         std::printf(",\n  \"%s_layer_graph_ms\": %.4f,\n  \"%s_layer_stream_ms\": %.4f,"

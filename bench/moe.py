@@ -302,6 +302,15 @@ def main(binary, configs):
             print(f"{key[4:]:28s} " + " ".join(f"{t:8.3f}" for t in steps) +
                   f" {sum(steps):8.3f} {brick[key + '_layer_ms']:8.3f}")
     print("(each step timed alone, L2 flushed: in the layer a step finds the last one's output in L2)")
+    print(f"{'Brick GEMM 1 rows':28s} {'routed':>8s} {'computed':>9s} {'padding':>8s} {'TFLOP/s computed':>17s}")
+    for key in anchors:
+        if key + "_padded_rows" in brick:
+            model = next(m for m in MODELS if key.startswith(f"moe_{m[0]}_"))
+            routed, computed = int(key.rsplit("_T", 1)[1]) * model[2], brick[key + "_padded_rows"]
+            print(f"{key[4:]:28s} {routed:8d} {computed:9d} {1 - routed / computed:8.1%}"
+                  f" {brick[key + '_gate_up_issued_TFLOPs']:17.1f}")
+    print("(computed: each expert's rows padded to BLOCK_M; TFLOP/s computed: GEMM 1's rate over them, beside a dense"
+          " matmul's)")
     print(f"{'Brick layer as a CUDA graph':28s} {'plain ms':>9s} {'graph ms':>9s} {'100 back to back: us/layer':>27s}"
           f" {'graph':>7s}")
     for key in anchors:

@@ -381,6 +381,10 @@ template <brick::ElementTag T> int MoeLayer<T>::distinctExperts(std::string &fai
   return int(std::set<int32_t>(ids.begin(), ids.end()).size());
 }
 
+template <brick::ElementTag T> int64_t MoeLayer<T>::paddedRows(std::string &failure) const {
+  return host::download<int32_t>(*total_, 1, failure)[0];
+}
+
 template <brick::ElementTag T> double MoeLayer<T>::check(std::string &failure) const {
   using host::Memory;
   const MoeShape &s = shape_;

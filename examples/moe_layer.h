@@ -97,6 +97,9 @@ public:
   std::string tunedChoice() const;
   /// Distinct experts the last run() routed to (their weights are what a decode step must stream).
   int distinctExperts(std::string &failure) const;
+  /// The rows the GEMMs computed in the last run(): each expert's rows padded to BLOCK_M, summed (the padded
+  /// total). Over shape().pairs(), the share of GEMM 1's tensor-core work its tail blocks' padding takes.
+  int64_t paddedRows(std::string &failure) const;
   /// Whether GEMM 1 reads the weights through a tensor descriptor (MoeConfig::weightDescriptors, where it can).
   bool weightDescriptors() const;
   /// Whether GEMM 1 reads token rows gathered into sorted order through a descriptor (MoeConfig::gatherRows).

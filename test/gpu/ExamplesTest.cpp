@@ -382,6 +382,30 @@ TEST_P(Examples, MoeLayer) {
   }
 }
 
+TEST_P(Examples, MoePaddedRowsAreEachExpertsRowsRoundedUpToBlocks) {
+  // One token to 2 of 8 experts: two blocks of 16 rows, 30 of them padding.
+  examples::MoeConfig decode{.blockM = 16, .gateUpN = 32, .gateUpK = 32, .downN = 32, .downK = 32, .groupM = 1,
+                             .stages = 2};
+  auto one = examples::MoeLayer<bf16>::create(device(), {.tokens = 1, .experts = 8, .topk = 2, .hidden = 32,
+                                                          .intermediate = 32}, decode);
+  ASSERT_TRUE(one.ok()) << one.error().message();
+  ASSERT_FALSE(one->run());
+  std::string failure;
+  EXPECT_EQ(one->paddedRows(failure), 32);
+  EXPECT_EQ(failure, "");
+  // 300 tokens to 1 of 2 experts, each expert's rows rounded up to 16: 320 where both counts leave a remainder
+  // (their remainders then sum to 12), else 304 (remainders 0 and 12, or summing to 28).
+  auto two = examples::MoeLayer<bf16>::create(device(), {.tokens = 300, .experts = 2, .topk = 1, .hidden = 32,
+                                                          .intermediate = 32}, decode);
+  ASSERT_TRUE(two.ok()) << two.error().message();
+  ASSERT_FALSE(two->run());
+  int64_t padded = two->paddedRows(failure);
+  EXPECT_EQ(failure, "");
+  EXPECT_TRUE(padded == 304 || padded == 320) << padded;
+  two->check(failure); // the padded total against the counts of the routing's own choice
+  EXPECT_EQ(failure, "");
+}
+
 TEST_P(Examples, AGraphReplaysWhatItRecorded) {
   auto increment = brick::kernel("increment", [](Ptr<i32> data, Int n, Const<int> BLOCK) {
     Tensor i = program_id(0) * BLOCK + arange(0, BLOCK);
