@@ -391,7 +391,7 @@ template <brick::ElementTag T> double MoeLayer<T>::check(std::string &failure) c
   const size_t T_ = s.tokens, E = s.experts, H = s.hidden, I = s.intermediate, K = s.topk, pairs = s.pairs();
   std::vector<int32_t> ids = host::download<int32_t>(*topkIds_, pairs, failure);
   std::vector<float> weights = host::download<float>(*topkWeights_, pairs, failure);
-  int32_t total = host::download<int32_t>(*total_, 1, failure)[0];
+  const int64_t total = paddedRows(failure);
   const size_t blocks = size_t(maxBlocks()), blockM = size_t(config_.blockM);
   std::vector<int32_t> sorted = host::download<int32_t>(*sorted_, blocks * blockM, failure);
   std::vector<int32_t> blockExpert = host::download<int32_t>(*blockExpert_, blocks, failure);
