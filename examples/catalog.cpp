@@ -45,9 +45,10 @@ const std::vector<Example> &catalog() {
   };
   // moe_sorted's and moe_persistent's: token rows BLOCK_M x BLOCK_K blocks, weights BLOCK_N x BLOCK_K, the
   // activations BLOCK_M x BLOCK_N.
+  // The dots skip padding rows (SKIP_PADDING = 1).
   auto sortedMoe = [](int64_t m, int64_t n, int64_t k, int64_t group) -> brick::Specialization {
     return {Arg::descriptor({m, k}, {16, 16}), Arg::descriptor({n, k}, {16, 16}), Arg::descriptor({m, n}, {16, 16}),
-            aligned, aligned, aligned, aligned, aligned, m, n, k, group};
+            aligned, aligned, aligned, aligned, aligned, aligned, m, n, k, group, 1};
   };
   // attention's blocks: queries and output BLOCK_M x HEAD_DIM, keys and values BLOCK_N x HEAD_DIM.
   auto attentionSpecialization = [](int64_t m, int64_t n, int64_t d) -> brick::Specialization {
@@ -99,7 +100,7 @@ const std::vector<Example> &catalog() {
       make("moe_route", "MoE routing: softmax, top-2 of 8 experts, renormalized (bf16 logits, 16 tokens a program)",
            moeRoute<brick::bf16>(), {aligned, aligned, aligned, aligned, aligned, aligned, dyn, dyn, 8, 2, 16, 0, 0, 1}),
       make("moe_align", "MoE alignment: rows sorted by expert, padded to 64 (8 experts, top-2)", moeAlign(),
-           {aligned, aligned, aligned, aligned, aligned, aligned, aligned, dyn, dyn, dyn, 8, 2, 16, 64, 32}),
+           {aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, dyn, dyn, dyn, 8, 2, 16, 64, 32}),
       make("moe_down", "MoE grouped GEMM 2 times the routing weights (bf16, 64x128x64 tiles, GROUP_M = 8)",
            moeDown<brick::bf16>(),
            {aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, dyn, aligned, one,

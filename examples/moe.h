@@ -8,8 +8,9 @@
 //                  (token, k) pairs among its own pairs of that expert.
 //   2. moe_align:  from those counts, every expert's rows padded to BLOCK_M, the sorted pair ids (each expert's
 //                  pairs in token order, then the invalid id T * topk as padding), the expert of each block of
-//                  BLOCK_M sorted rows and the run of blocks that expert has, and the padded total. Positions come from counts and ranks, not
-//                  atomics, so the order is the same on every run.
+//                  BLOCK_M sorted rows, the run of blocks that expert has and the block's real (unpadded) rows, and
+//                  the padded total. Positions come from counts and ranks, not atomics, so the order is the same
+//                  on every run.
 //   3. moe_gate_up: grouped GEMM 1: for each block of sorted rows, the gathered token rows times the block's
 //                  expert's gate and up projections (w13 [E, 2I, H]: gate rows, then up rows), with
 //                  silu(gate) * up in the epilogue: h [T * topk, I], a row per pair. moe_gate_up_tma reads the
@@ -108,13 +109,13 @@ template <ElementTag T = bf16> auto moeRoute() {
 /// Launch one program per routing program (numRouteBlocks = cdiv(T, BLOCK_T), the same BLOCK_T). Program p
 /// places its pairs; the last one writes the padding, program 0 the expert of every block, its run (blockRuns:
 /// [2 * maxBlocks], the first block of the block's expert and the block after its last; a block past the total is
-/// a run of its own) and the total.
+/// a run of its own), its real rows (blockRows: [maxBlocks], BLOCK_M but in an expert's last block; 0 past the
+/// total) and the total.
 inline auto moeAlign() {
   return kernel("moe_align", [](Ptr<i32> topkIds, Ptr<i32> blockCounts, Ptr<i32> pairRanks, Ptr<i32> sortedPairIds,
-                                Ptr<i32> blockExpert, Ptr<i32> blockRuns, Ptr<i32> totalPadded, Int tokens,
-                                Int numRouteBlocks,
-                                Int maxBlocks, Const<int> E, Const<int> TOPK, Const<int> BLOCK_T,
-                                Const<int> BLOCK_M, Const<int> CHUNK) {
+                                Ptr<i32> blockExpert, Ptr<i32> blockRuns, Ptr<i32> blockRows, Ptr<i32> totalPadded,
+                                Int tokens, Int numRouteBlocks, Int maxBlocks, Const<int> E, Const<int> TOPK,
+                                Const<int> BLOCK_T, Const<int> BLOCK_M, Const<int> CHUNK) {
     Int program = program_id(0);
     const int eBlock = moeBlockSize(E.value()), pairBlock = moeBlockSize(BLOCK_T.value() * TOPK.value());
     Tensor experts = arange(0, eBlock);
@@ -149,7 +150,8 @@ inline auto moeAlign() {
     });
 
     // Program 0: the expert of each block of sorted rows (experts whose runs end at or before the block's start
-    // come before it) and that expert's run of blocks, and the padded total.
+    // come before it), that expert's run of blocks, the block's rows before the expert's padding, and the padded
+    // total.
     if_(program == 0, [&] {
       Tensor totalRows = sum(padded, 0);
       for_range(0, cdiv(maxBlocks, CHUNK), 1, [&](Int chunk) {
@@ -159,6 +161,8 @@ inline auto moeAlign() {
         store(blockExpert + blocks, owner, inside);
         store(blockRuns + blocks * 2, where(live, gather(starts, owner, 0) / BLOCK_M, blocks), inside);
         store(blockRuns + blocks * 2 + 1, where(live, gather(ends, owner, 0) / BLOCK_M, blocks + 1), inside);
+        Tensor realRows = gather(starts + total, owner, 0) - blocks * BLOCK_M;
+        store(blockRows + blocks, where(live, minimum(maximum(realRows, 0), BLOCK_M.value()), 0), inside);
       });
       store(totalPadded, totalRows);
     });
@@ -320,17 +324,26 @@ template <ElementTag T = bf16> auto moeGatherRows() {
 /// descriptor into hSorted, the activations in sorted order (a row per sorted pair, padding rows included): one
 /// TMA store on sm_90a that needs no pair ids and overlaps what follows (a persistent kernel's next tile), where
 /// rows scattered to their pairs wait for the ids' load and are stored by every thread.
+/// `skipPadding`: the dots are told that the block's rows from its real rows (blockRows) on are zero, as
+/// moe_gather_rows left them, so a warpgroup whose rows are all padding issues no wgmma (an expert's last block).
 template <ElementTag T>
 void moeGateUpSortedTile(const MoeBlock &block, const TensorDescriptor<T, 2> &aSorted,
-                         const TensorDescriptor<T, 2> &w13, const TensorDescriptor<T, 2> &hSorted, const Int &I,
-                         int blockM, int blockN, int blockK, bool mayBeDead) {
+                         const TensorDescriptor<T, 2> &w13, const TensorDescriptor<T, 2> &hSorted,
+                         const Ptr<i32> &blockRows, const Int &I, int blockM, int blockN, int blockK, bool mayBeDead,
+                         bool skipPadding) {
   Int row = block.tileM * blockM;
   auto [gateRow, upRow] = moeWeightRows(block.expert, block.tileN, I, blockN);
+  Tensor realRows;
+  if (skipPadding)
+    realRows = load(blockRows + block.tileM);
   Tensor gate = zeros<f32>({blockM, blockN}), up = zeros<f32>({blockM, blockN});
   for_range(0, block.kTiles, 1, carry(gate, up), [&](Int k) {
     Tensor aBlock = aSorted.load({row, k * blockK});
-    gate = dot(aBlock, w13.load({gateRow, k * blockK}).trans(), gate);
-    up = dot(aBlock, w13.load({upRow, k * blockK}).trans(), up);
+    auto product = [&](const Tensor &weights, const Tensor &acc) {
+      return skipPadding ? dot(aBlock, weights, acc, ZeroRowsFrom{realRows}) : dot(aBlock, weights, acc);
+    };
+    gate = product(w13.load({gateRow, k * blockK}).trans(), gate);
+    up = product(w13.load({upRow, k * blockK}).trans(), up);
   });
   auto store = [&] { hSorted.store({row, block.tileN * blockN}, moeActivation(gate, up)); };
   if (mayBeDead) // a block past the padded total stores nothing
@@ -343,15 +356,17 @@ void moeGateUpSortedTile(const MoeBlock &block, const TensorDescriptor<T, 2> &aS
 /// [maxBlocks * BLOCK_M, H], from moe_gather_rows) and w13 as in moeGateUpDescriptors. Every block of the K loop
 /// comes by TMA on sm_90a, so the loop can also be warp-specialized. The activations go to hSorted
 /// ([maxBlocks * BLOCK_M, I] in BLOCK_M x BLOCK_N blocks) in sorted order, as moe_down reads them with
-/// hSortedRows = 1. Launch as moe_gate_up.
+/// hSortedRows = 1. SKIP_PADDING (0 or 1): see moeGateUpSortedTile. Launch as moe_gate_up.
 template <ElementTag T = bf16> auto moeGateUpSorted() {
   return kernel("moe_gate_up_sorted", [](TensorDescriptor<T, 2> aSorted, TensorDescriptor<T, 2> w13,
                                          TensorDescriptor<T, 2> hSorted, Ptr<i32> blockExpert, Ptr<i32> blockRuns,
-                                         Ptr<i32> totalPadded, Int I, Int K, Const<int> BLOCK_M, Const<int> BLOCK_N,
-                                         Const<int> BLOCK_K, Const<int> GROUP_M) {
+                                         Ptr<i32> blockRows, Ptr<i32> totalPadded, Int I, Int K, Const<int> BLOCK_M,
+                                         Const<int> BLOCK_N, Const<int> BLOCK_K, Const<int> GROUP_M,
+                                         Const<int> SKIP_PADDING) {
     MoeBlock block =
         moeBlockOf(program_id(0), blockExpert, blockRuns, totalPadded, I, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M);
-    moeGateUpSortedTile(block, aSorted, w13, hSorted, I, BLOCK_M, BLOCK_N, BLOCK_K, /*mayBeDead=*/true);
+    moeGateUpSortedTile(block, aSorted, w13, hSorted, blockRows, I, BLOCK_M, BLOCK_N, BLOCK_K, /*mayBeDead=*/true,
+                        SKIP_PADDING.value() != 0);
   });
 }
 
@@ -361,14 +376,16 @@ template <ElementTag T = bf16> auto moeGateUpSorted() {
 template <ElementTag T = bf16> auto moeGateUpPersistent() {
   return kernel("moe_gate_up_persistent", [](TensorDescriptor<T, 2> aSorted, TensorDescriptor<T, 2> w13,
                                              TensorDescriptor<T, 2> hSorted, Ptr<i32> blockExpert, Ptr<i32> blockRuns,
-                                             Ptr<i32> totalPadded, Int I, Int K, Const<int> BLOCK_M,
-                                             Const<int> BLOCK_N, Const<int> BLOCK_K, Const<int> GROUP_M) {
+                                             Ptr<i32> blockRows, Ptr<i32> totalPadded, Int I, Int K,
+                                             Const<int> BLOCK_M, Const<int> BLOCK_N, Const<int> BLOCK_K,
+                                             Const<int> GROUP_M, Const<int> SKIP_PADDING) {
     Int tiles = load(totalPadded) / BLOCK_M * cdiv(I, BLOCK_N);
     for_range(program_id(0), tiles, num_programs(0), [&](Int tile) {
       // Every tile is live: the same K steps for all, which lets the compiler store a tile during the next one's.
       MoeBlock block = moeBlockOf(tile, blockExpert, blockRuns, totalPadded, I, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
                                   /*allLive=*/true);
-      moeGateUpSortedTile(block, aSorted, w13, hSorted, I, BLOCK_M, BLOCK_N, BLOCK_K, /*mayBeDead=*/false);
+      moeGateUpSortedTile(block, aSorted, w13, hSorted, blockRows, I, BLOCK_M, BLOCK_N, BLOCK_K, /*mayBeDead=*/false,
+                          SKIP_PADDING.value() != 0);
     });
   });
 }

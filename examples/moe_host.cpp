@@ -190,7 +190,8 @@ Expected<MoeLayer<T>> MoeLayer<T>::create(const brick::runtime::Device &device, 
                   put(layer.pairRanks_, poisoned(device, pairs * 4)),
                   put(layer.sorted_, poisoned(device, blocks * config.blockM * 4)),
                   put(layer.blockExpert_, poisoned(device, blocks * 4)),
-                  put(layer.blockRuns_, poisoned(device, blocks * 2 * 4)), put(layer.total_, poisoned(device, 4)),
+                  put(layer.blockRuns_, poisoned(device, blocks * 2 * 4)),
+                  put(layer.blockRows_, poisoned(device, blocks * 4)), put(layer.total_, poisoned(device, 4)),
                   // A row per pair, or per sorted row where GEMM 1 stores them in sorted order (gatherRows).
                   put(layer.h_, poisoned(device, std::max(pairs, layer.gatherRows() ? blocks * config.blockM : 0) * I *
                                                      elementBytes)),
@@ -237,7 +238,8 @@ template <brick::ElementTag T> Error MoeLayer<T>::runRouting(const brick::runtim
                                int(s.sigmoid), int(s.bias), int(s.renormalize)))
     return e;
   return k.align.launch(brick::Grid{unsigned(routeBlocks)}, options, *topkIds_, *blockCounts_, *pairRanks_, *sorted_,
-                        *blockExpert_, *blockRuns_, *total_, s.tokens, routeBlocks, int(maxBlocks()), E, s.topk,
+                        *blockExpert_, *blockRuns_, *blockRows_, *total_, s.tokens, routeBlocks, int(maxBlocks()), E,
+                        s.topk,
                         routeTokens, config_.blockM, chunk);
 }
 
@@ -300,7 +302,8 @@ template <brick::ElementTag T> Error MoeLayer<T>::runGateUp(const brick::runtime
           TensorDescriptorArg::of(*w13Buffer_, {int64_t(s.experts) * 2 * I, H}, {H, 1},
                                   {config_.gateUpN, config_.gateUpK}),
           TensorDescriptorArg::of(*h_, {rows, I}, {I, 1}, {config_.blockM, config_.gateUpN}), *blockExpert_,
-          *blockRuns_, *total_, I, H, config_.blockM, config_.gateUpN, config_.gateUpK, config_.groupM);
+          *blockRuns_, *blockRows_, *total_, I, H, config_.blockM, config_.gateUpN, config_.gateUpK, config_.groupM,
+          int(config_.skipPadding));
     };
     if (config_.persistent) {
       unsigned programs = config_.persistentPrograms ? config_.persistentPrograms
@@ -365,6 +368,7 @@ template <brick::ElementTag T> std::string MoeLayer<T>::tunedChoice() const {
   const std::vector<int64_t> gateUpKey = {shape_.intermediate, shape_.hidden, pairs};
   if (gatherRows())
     return std::string("gate_up (rows gathered, all by descriptor") + (config_.persistent ? ", persistent" : "") +
+           (config_.skipPadding ? ", padding skipped" : "") +
            ") [" + std::to_string(config_.gateUpN) + ", " + std::to_string(config_.gateUpK) + ", " +
            std::to_string(config_.groupM) + "] warps=" +
            std::to_string(config_.gateUpWarps) + " stages=" + std::to_string(config_.stages) +
@@ -396,6 +400,7 @@ template <brick::ElementTag T> double MoeLayer<T>::check(std::string &failure) c
   std::vector<int32_t> sorted = host::download<int32_t>(*sorted_, blocks * blockM, failure);
   std::vector<int32_t> blockExpert = host::download<int32_t>(*blockExpert_, blocks, failure);
   std::vector<int32_t> blockRuns = host::download<int32_t>(*blockRuns_, blocks * 2, failure);
+  std::vector<int32_t> blockRows = host::download<int32_t>(*blockRows_, blocks, failure);
   auto outStored = host::download<typename Memory<T>::Stored>(*out_, T_ * H, failure);
   if (!failure.empty())
     return 0;
@@ -439,16 +444,20 @@ template <brick::ElementTag T> double MoeLayer<T>::check(std::string &failure) c
   }
 
   // Alignment: each expert's pairs in pair order, padded with the invalid id to a multiple of BLOCK_M.
-  // Each block's run: its expert's blocks [first, end); a block past the total is a run of its own.
-  std::vector<int32_t> wantSorted, wantExpert, wantRuns;
+  // Each block's run: its expert's blocks [first, end); a block past the total is a run of its own. Each
+  // block's rows before the padding: 0 past the total.
+  std::vector<int32_t> wantSorted, wantExpert, wantRuns, wantRows(blocks, 0);
   for (size_t e = 0; e < E; ++e) {
     size_t start = wantSorted.size();
     for (size_t p = 0; p < pairs; ++p)
       if (size_t(ids[p]) == e)
         wantSorted.push_back(int32_t(p));
+    const size_t realEnd = wantSorted.size();
     while ((wantSorted.size() - start) % blockM)
       wantSorted.push_back(int32_t(pairs));
     for (size_t b = start; b < wantSorted.size(); b += blockM) {
+      if (b / blockM < blocks)
+        wantRows[b / blockM] = int32_t(std::min(blockM, realEnd - b));
       wantExpert.push_back(int32_t(e));
       wantRuns.insert(wantRuns.end(), {int32_t(start / blockM), int32_t(wantSorted.size() / blockM)});
     }
@@ -472,6 +481,10 @@ template <brick::ElementTag T> double MoeLayer<T>::check(std::string &failure) c
       return fail("block " + std::to_string(b) + " is in the run [" + std::to_string(blockRuns[2 * b]) + ", " +
                   std::to_string(blockRuns[2 * b + 1]) + "), expected [" + std::to_string(wantRuns[2 * b]) + ", " +
                   std::to_string(wantRuns[2 * b + 1]) + ")");
+  for (size_t b = 0; b < blocks; ++b)
+    if (blockRows[b] != wantRows[b])
+      return fail("block " + std::to_string(b) + " has " + std::to_string(blockRows[b]) + " real rows, expected " +
+                  std::to_string(wantRows[b]));
 
   // The layer over that routing, in float64 (h rounded to T as the device stores it), for every token or, with
   // device weights, 4 spread over the batch, one expert at a time (a model's expert is hundreds of MB).

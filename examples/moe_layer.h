@@ -45,6 +45,12 @@ struct MoeConfig {
   bool persistent = false;
   /// Its programs (at most its tiles): 0 for one per SM (one on the interpreter).
   unsigned persistentPrograms = 0;
+  /// With gatherRows: GEMM 1's dots are told that rows past each block's real rows are zero (ZeroRowsFrom), so
+  /// that on wgmma a warpgroup whose 64 rows are all an expert's padding skips its instructions. Off: on an H200
+  /// at 4096 tokens it made GEMM 1 slower (persistent, in turns: Mixtral 2.70-3.14 ms against 2.55-2.79,
+  /// DeepSeek-V3 5.82-6.32 against 4.44-4.75), while the same branches taken always (no skipping) cost nothing
+  /// (2.62-2.75 and 4.61-4.68): cheaper tail tiles run out of step with the tiles reading the same weights.
+  bool skipPadding = false;
   /// The GEMMs launch through the autotuner (brick/JIT/Autotune.h): for this BLOCK_M, the tiles, warps and stages
   /// of each are tuned per (N, K, pairs rounded up to a power of two), moeCandidates' first being these.
   bool tuned = false;
@@ -114,7 +120,7 @@ private:
   std::vector<float> logits_, bias_, a_, w13_, w2_; // rounded to T, as the device holds them
   std::optional<brick::runtime::DeviceBuffer> logitsBuffer_, biasBuffer_, aBuffer_, w13Buffer_, w2Buffer_;
   std::optional<brick::runtime::DeviceBuffer> topkIds_, topkWeights_, blockCounts_, pairRanks_, sorted_, blockExpert_,
-      blockRuns_, total_, h_, y_, out_, aSorted_;
+      blockRuns_, blockRows_, total_, h_, y_, out_, aSorted_;
 };
 
 } // namespace examples

@@ -264,13 +264,17 @@ def Brick_DotOp : Brick_Op<"dot", [Pure, AllTypesMatch<["c", "d"]>]> {
     `a` and `b` have the same element type (f16, bf16, f32 or i8); the accumulator is f32 (f16 for f16 inputs
     also allowed) or i32 for i8. `inputPrecision` says how f32 inputs round (tf32 uses tensor cores);
     `maxNumImpreciseAcc` bounds how many products an fp8 accumulation may add before rounding.
+    `zero_rows_from %n` (2-D dots) promises that the rows of `a` at or past `n` are zero (an MoE block's padding
+    rows): their products add nothing, so the compiler may skip them (on wgmma, a warpgroup whose rows all lie
+    there issues no instructions). The interpreter checks the promise.
   }];
-  let arguments = (ins Brick_Block:$a, Brick_Block:$b, Brick_Block:$c,
+  let arguments = (ins Brick_Block:$a, Brick_Block:$b, Brick_Block:$c, Optional<I32>:$zeroRowsFrom,
                        DefaultValuedAttr<Brick_InputPrecision, "::mlir::brick::InputPrecision::ieee">:$inputPrecision,
                        DefaultValuedAttr<I32Attr, "0">:$maxNumImpreciseAcc);
   let results = (outs Brick_Block:$d);
   let assemblyFormat = [{
-    $a `,` $b `,` $c oilist(`inputPrecision` `=` $inputPrecision | `maxNumImpreciseAcc` `=` $maxNumImpreciseAcc)
+    $a `,` $b `,` $c (`zero_rows_from` $zeroRowsFrom^)?
+    oilist(`inputPrecision` `=` $inputPrecision | `maxNumImpreciseAcc` `=` $maxNumImpreciseAcc)
     attr-dict `:` type($a) `*` type($b) `->` type($d)
   }];
   let hasVerifier = 1;

@@ -145,14 +145,17 @@ def BrickGPU_WarpGroupDotOp : BrickGPU_Op<"warpgroup_dot",
     `isAsync` is false the dot also waits for them; when true the result may only be read after a
     `warpgroup_dot_wait` that leaves this dot's group complete, and the operands' buffers must not be written
     until then (and A's registers stay untouched: they are read as the instructions run).
+    `zero_rows_from %n` carries brick.dot's promise (A's rows at or past `n` are zero): a warpgroup whose rows of
+    an instruction tile all lie there skips that tile's wgmmas (its accumulator keeps its value).
   }];
   let arguments = (ins AnyTypeOf<[BrickGPU_MemDescType, AnyRankedTensor]>:$a, BrickGPU_MemDescType:$b,
-                       AnyRankedTensor:$c,
+                       AnyRankedTensor:$c, Optional<I32>:$zeroRowsFrom,
                        DefaultValuedAttr<Brick_InputPrecision, "::mlir::brick::InputPrecision::ieee">:$inputPrecision,
                        UnitAttr:$isAsync);
   let results = (outs AnyRankedTensor:$d);
   let assemblyFormat = [{
-    $a `,` $b `,` $c attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `->` type($d)
+    $a `,` $b `,` $c (`zero_rows_from` $zeroRowsFrom^)? attr-dict `:` qualified(type($a)) `,` qualified(type($b))
+    `->` type($d)
   }];
   let hasVerifier = 1;
 }

@@ -187,7 +187,8 @@ Tensor reduce(const Tensor &x, int axis, const std::function<Tensor(Tensor, Tens
 }
 
 namespace {
-Tensor dotImpl(const Tensor &a, const Tensor &b, const Tensor *acc, std::optional<Precision> precision, Loc loc) {
+Tensor dotImpl(const Tensor &a, const Tensor &b, const Tensor *acc, std::optional<Precision> precision,
+               const Operand *zeroRowsFrom, Loc loc) {
   KernelBuilder *current = KernelBuilder::current("dot", loc);
   if (!current)
     return {};
@@ -249,16 +250,30 @@ Tensor dotImpl(const Tensor &a, const Tensor &b, const Tensor *acc, std::optiona
   bir::InputPrecision inputPrecision = bir::InputPrecision::ieee;
   if (element.isF32())
     inputPrecision = static_cast<bir::InputPrecision>(static_cast<int>(precision.value_or(Precision::TF32)));
-  return Access::wrap(bir::DotOp::create(kb.builder(), l, c.getType(), x, y, c, inputPrecision, 0));
+  Value rows;
+  if (zeroRowsFrom) {
+    if (batched)
+      return kb.fail(loc, "dot: ZeroRowsFrom applies to 2-D dots, got a: " + detail::describe(aType), resultType);
+    rows = kb.use(*zeroRowsFrom, kb.builder().getI32Type(), "dot", loc);
+    if (!rows || kb.isPoison(rows))
+      return kb.poison(resultType);
+    if (isa<ShapedType>(rows.getType()) || !rows.getType().isInteger(32))
+      return kb.fail(loc, "dot: ZeroRowsFrom takes a scalar i32 (a row count), got " + detail::describe(rows.getType()),
+                     resultType);
+  }
+  return Access::wrap(bir::DotOp::create(kb.builder(), l, c.getType(), x, y, c, rows, inputPrecision, 0));
 }
 } // namespace
 
-Tensor dot(const Tensor &a, const Tensor &b, Loc loc) { return dotImpl(a, b, nullptr, std::nullopt, loc); }
+Tensor dot(const Tensor &a, const Tensor &b, Loc loc) { return dotImpl(a, b, nullptr, std::nullopt, nullptr, loc); }
 Tensor dot(const Tensor &a, const Tensor &b, const Tensor &acc, Loc loc) {
-  return dotImpl(a, b, &acc, std::nullopt, loc);
+  return dotImpl(a, b, &acc, std::nullopt, nullptr, loc);
 }
 Tensor dot(const Tensor &a, const Tensor &b, const Tensor &acc, Precision precision, Loc loc) {
-  return dotImpl(a, b, &acc, precision, loc);
+  return dotImpl(a, b, &acc, precision, nullptr, loc);
+}
+Tensor dot(const Tensor &a, const Tensor &b, const Tensor &acc, ZeroRowsFrom zeroRows, Loc loc) {
+  return dotImpl(a, b, &acc, std::nullopt, &zeroRows.rows, loc);
 }
 
 } // namespace brick

@@ -360,6 +360,16 @@ llvm::Error Program::runDot(mlir::brick::DotOp dot) {
   int64_t batches = batched ? a.shape[0] : 1;
   int64_t m = a.shape[batched], k = a.shape[batched + 1], n = b.shape[batched + 1];
   Type accumulator = getElementTypeOrSelf(dot.getType());
+  // The promise that a's rows at or past zero_rows_from are zero (the GPU may skip their products): checked.
+  if (mlir::Value zeroRowsFrom = dot.getZeroRowsFrom()) {
+    int64_t from = std::max<int64_t>(0, get(zeroRowsFrom).ints[0]);
+    for (int64_t i = from; i < m; ++i)
+      for (int64_t p = 0; p < k; ++p)
+        if (a.isReal() ? a.reals[i * k + p] != 0 : a.ints[i * k + p] != 0)
+          return error(dot, "dot: a's row " + llvm::Twine(i) + " (column " + llvm::Twine(p) +
+                                ") is not zero, but the dot was promised that rows from " + llvm::Twine(from) +
+                                " on are (ZeroRowsFrom)");
+  }
   Block d{c.shape, {}, {}};
   if (!c.isReal()) { // i8 x i8 -> i32, wrapping
     d.ints.resize(batches * m * n);

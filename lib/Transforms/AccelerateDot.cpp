@@ -370,7 +370,8 @@ struct AccelerateDotPass : impl::BrickGPUAccelerateDotBase<AccelerateDotPass> {
         Value b = toWgmmaOperand(builder, loc, dot.getB(), wgmmaPlan->bShared);
         Value accumulator = ConvertLayoutOp::create(builder, loc, withEncoding(c, wgmmaPlan->mma), dot.getC());
         auto accelerated = brickgpu::WarpGroupDotOp::create(builder, loc, withEncoding(c, wgmmaPlan->mma), a, b,
-                                                            accumulator, dot.getInputPrecision(), /*isAsync=*/false);
+                                                            accumulator, dot.getZeroRowsFrom(), dot.getInputPrecision(),
+                                                            /*isAsync=*/false);
         dot.replaceAllUsesWith(ConvertLayoutOp::create(builder, loc, c, accelerated.getResult()).getResult());
         Value operands[] = {dot.getA(), dot.getB()};
         dot.erase();
@@ -407,7 +408,7 @@ struct AccelerateDotPass : impl::BrickGPUAccelerateDotBase<AccelerateDotPass> {
       Value bOperand = toDotOperand(builder, loc, dot.getB(), 1, mma, *kWidth);
       Value accumulator = ConvertLayoutOp::create(builder, loc, withEncoding(c, mma), dot.getC());
       auto accelerated = DotOp::create(builder, loc, withEncoding(c, mma), aOperand, bOperand, accumulator,
-                                       dot.getInputPrecision(), dot.getMaxNumImpreciseAcc());
+                                       dot.getZeroRowsFrom(), dot.getInputPrecision(), dot.getMaxNumImpreciseAcc());
       dot.replaceAllUsesWith(ConvertLayoutOp::create(builder, loc, c, accelerated.getResult()).getResult());
       Value operands[] = {dot.getA(), dot.getB()};
       dot.erase();

@@ -14,6 +14,13 @@ bool isZeroConstant(Value value) {
   return matchPattern(value, m_Zero()) || matchPattern(value, m_AnyZeroFloat());
 }
 
+/// The dot that produced `dot` with `accumulator` for its c, built where the rewriter is.
+Value accumulateInto(OpBuilder &builder, Value dot, Value accumulator) {
+  auto combined = cast<DotOp>(builder.clone(*dot.getDefiningOp()));
+  combined.getCMutable().assign(accumulator);
+  return combined.getResult();
+}
+
 namespace {
 #include "brick/Transforms/Combine.inc"
 

@@ -92,3 +92,76 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     return %d : tensor<64x32xi32, #mma8>
   }
 }
+
+// -----
+
+// zero_rows_from %n (A's rows from n on are zero): each M tile's wgmmas sit behind a branch on the warpgroup's
+// first row of that tile (64 * the warpgroup's index along M, plus the tile's row) being below n; the skipped
+// path passes the accumulator's registers of that tile to the join unchanged. One warpgroup, two M tiles: two
+// branches, each around that tile's two K steps, then one commit for both.
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#a = #brickgpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>
+#b = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: llvm.func @zero_rows_from
+  // CHECK-SAME: %{{.*}}: !llvm.struct{{.*}}, %[[N:.*]]: i32)
+  // CHECK: %[[GROUP:.*]] = llvm.udiv %{{.*}}, %{{.*}} : i32
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK: %[[FIRST0:.*]] = llvm.add %{{.*}}, %{{.*}} : i32
+  // CHECK: %[[LIVE0:.*]] = llvm.icmp "slt" %[[FIRST0]], %[[N]] : i32
+  // CHECK: llvm.cond_br %[[LIVE0]], ^[[TILE0:.*]], ^[[JOIN0:.*]](
+  // CHECK: ^[[TILE0]]:
+  // CHECK-COUNT-2: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+  // CHECK-NOT: nvvm.wgmma
+  // CHECK: llvm.br ^[[JOIN0]](
+  // CHECK: ^[[JOIN0]](
+  // CHECK: %[[LIVE1:.*]] = llvm.icmp "slt" %{{.*}}, %[[N]] : i32
+  // CHECK: llvm.cond_br %[[LIVE1]], ^[[TILE1:.*]], ^[[JOIN1:.*]](
+  // CHECK: ^[[TILE1]]:
+  // CHECK-COUNT-2: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+  // CHECK-NOT: nvvm.wgmma
+  // CHECK: llvm.br ^[[JOIN1]](
+  // CHECK: ^[[JOIN1]](
+  // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+  // CHECK: "wgmma.wait_group.sync.aligned 0;"
+  // PTX-LABEL: llvm.func @zero_rows_from
+  // PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+  func.func @zero_rows_from(%c: tensor<128x64xf32, #mma>, %n: i32) -> tensor<128x64xf32, #mma> {
+    %sa = brickgpu.local_alloc : () -> !brickgpu.memdesc<128x32xf16, #a>
+    %sb = brickgpu.local_alloc : () -> !brickgpu.memdesc<32x64xf16, #b>
+    %d = brickgpu.warpgroup_dot %sa, %sb, %c zero_rows_from %n : !brickgpu.memdesc<128x32xf16, #a>, !brickgpu.memdesc<32x64xf16, #b> -> tensor<128x64xf32, #mma>
+    return %d : tensor<128x64xf32, #mma>
+  }
+}
+
+// -----
+
+// zero_rows_from with one M tile per warpgroup (two warpgroups over 128 rows): the branch holds the fence and the
+// commit as well, and the skipping side commits an empty group, so that each warpgroup commits one group per dot.
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [64, 64]}>
+#a = #brickgpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>
+#b = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {brickgpu.num_warps = 8 : i32} {
+  // CHECK-LABEL: llvm.func @zero_rows_from_one_tile
+  // CHECK-SAME: %{{.*}}: !llvm.struct{{.*}}, %[[N:.*]]: i32)
+  // CHECK-NOT: nvvm.wgmma
+  // CHECK: %[[LIVE:.*]] = llvm.icmp "slt" %{{.*}}, %[[N]] : i32
+  // CHECK: llvm.cond_br %[[LIVE]], ^[[TILE:.*]], ^[[SKIP:[a-z0-9]*]]
+  // CHECK: ^[[TILE]]:
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK-COUNT-2: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+  // CHECK: nvvm.wgmma.commit.group.sync.aligned
+  // CHECK-NEXT: llvm.br ^[[JOIN:[a-z0-9]*]](
+  // CHECK: ^[[SKIP]]:
+  // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+  // CHECK-NEXT: llvm.br ^[[JOIN]](
+  // CHECK: ^[[JOIN]](
+  // CHECK-NOT: nvvm.wgmma.commit
+  // CHECK: "wgmma.wait_group.sync.aligned 0;"
+  func.func @zero_rows_from_one_tile(%c: tensor<128x64xf32, #mma>, %n: i32) -> tensor<128x64xf32, #mma> {
+    %sa = brickgpu.local_alloc : () -> !brickgpu.memdesc<128x32xf16, #a>
+    %sb = brickgpu.local_alloc : () -> !brickgpu.memdesc<32x64xf16, #b>
+    %d = brickgpu.warpgroup_dot %sa, %sb, %c zero_rows_from %n : !brickgpu.memdesc<128x32xf16, #a>, !brickgpu.memdesc<32x64xf16, #b> -> tensor<128x64xf32, #mma>
+    return %d : tensor<128x64xf32, #mma>
+  }
+}

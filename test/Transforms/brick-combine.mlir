@@ -27,6 +27,20 @@ func.func @bias_plus_dot(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>, %d: tenso
 
 // -----
 
+// The combined dot keeps the promise that a's rows from %n on are zero.
+// CHECK-LABEL: func.func @zero_rows_plus_bias
+// CHECK-SAME: (%[[A:.*]]: tensor<64x32xf16>, %[[B:.*]]: tensor<32x16xf16>, %[[D:.*]]: tensor<64x16xf32>, %[[N:.*]]: i32)
+// CHECK: brick.dot %[[A]], %[[B]], %[[D]] zero_rows_from %[[N]] :
+// CHECK-NOT: arith.addf
+func.func @zero_rows_plus_bias(%a: tensor<64x32xf16>, %b: tensor<32x16xf16>, %d: tensor<64x16xf32>, %n: i32) -> tensor<64x16xf32> {
+  %z = arith.constant dense<0.0> : tensor<64x16xf32>
+  %0 = brick.dot %a, %b, %z zero_rows_from %n : tensor<64x32xf16> * tensor<32x16xf16> -> tensor<64x16xf32>
+  %1 = arith.addf %0, %d : tensor<64x16xf32>
+  return %1 : tensor<64x16xf32>
+}
+
+// -----
+
 // Not combined: the dot's accumulator is not zero, or the dot has another use.
 // CHECK-LABEL: func.func @not_combined
 // CHECK-COUNT-2: arith.addf

@@ -26,6 +26,15 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     %d = brick.dot %a, %b, %c : tensor<128x32xf16, #rows> * tensor<32x128xf16, #rows> -> tensor<128x128xf32, #acc>
     return %d : tensor<128x128xf32, #acc>
   }
+  // The promise that A's rows from %n on are zero goes with the dot, to wgmma and to mma.sync.
+  // CHECK-LABEL: func.func @zero_rows_from
+  // CHECK: brickgpu.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} zero_rows_from %arg3 :
+  // SM80-LABEL: func.func @zero_rows_from
+  // SM80: brick.dot %{{.*}}, %{{.*}}, %{{.*}} zero_rows_from %arg3 :
+  func.func @zero_rows_from(%a: tensor<128x32xf16, #rows>, %b: tensor<32x128xf16, #rows>, %c: tensor<128x128xf32, #acc>, %n: i32) -> tensor<128x128xf32, #acc> {
+    %d = brick.dot %a, %b, %c zero_rows_from %n : tensor<128x32xf16, #rows> * tensor<32x128xf16, #rows> -> tensor<128x128xf32, #acc>
+    return %d : tensor<128x128xf32, #acc>
+  }
   // Two dots of one A (an MoE's gate and up projections) share its buffer: one copy into shared memory.
   // CHECK-LABEL: func.func @shared_a
   // CHECK: %[[SA:.*]] = brickgpu.local_alloc %arg0

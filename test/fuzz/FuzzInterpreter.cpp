@@ -983,7 +983,7 @@ private:
     };
     Value a = need(shape(m, k), in), b = need(shape(k, n), in), c = need(shape(m, n), acc);
     auto precision = in == F32 ? bk::InputPrecision(in_.below(3)) : bk::InputPrecision::ieee;
-    Value d = make<bk::DotOp>(typeOf(shape(m, n), acc), a, b, c, precision, 0u);
+    Value d = make<bk::DotOp>(typeOf(shape(m, n), acc), a, b, c, Value(), precision, 0u);
     if (!batch.empty())
       d = make<bk::ReshapeOp>(typeOf({2 * m, n}, acc), d);
     if (isFloat(acc))

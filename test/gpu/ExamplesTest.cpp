@@ -352,6 +352,14 @@ TEST_P(Examples, MoeLayer) {
   grouped.persistentPrograms = 5;
   EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 300, .experts = 2, .topk = 1, .hidden = 80, .intermediate = 48},
                              examples::MoeWeights::Host, grouped));
+  // ... with GEMM 1's dots told that each block's rows past its real ones are zero (ZeroRowsFrom: the
+  // interpreter checks that they are), persistent and not.
+  grouped.skipPadding = true;
+  for (bool persistent : {true, false}) {
+    grouped.persistent = persistent;
+    EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 300, .experts = 2, .topk = 1, .hidden = 80, .intermediate = 48},
+                               examples::MoeWeights::Host, grouped));
+  }
   if (GetParam() == Where::Interpreter)
     return;
   // The middle and the prefill configs (64- and 128-row blocks, wgmma on an H100), 2 of 8 and 8 of 256 experts.
@@ -379,6 +387,21 @@ TEST_P(Examples, MoeLayer) {
     EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, config));
     config.persistentPrograms = 7;
     EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, config));
+  }
+  // The prefill config with warpgroups skipping padding rows (on sm_90a the second of a 128-row block's two
+  // consumer warpgroups branches around its wgmmas where the block has at most 64 real rows): 37 tokens over 8
+  // experts leave every block so (and the first warpgroup's rows partly padding); at 4099 tokens, experts' last
+  // blocks. Persistent and not.
+  examples::MoeShape prefill{.tokens = 4099, .experts = 8, .topk = 2, .hidden = 256, .intermediate = 320,
+                             .silentExperts = 1};
+  examples::MoeConfig skipping = examples::moeConfig(prefill);
+  skipping.weightDescriptors = skipping.gatherRows = skipping.skipPadding = true;
+  for (bool persistent : {false, true}) {
+    skipping.persistent = persistent;
+    for (int tokens : {37, 4099}) {
+      prefill.tokens = tokens;
+      EXPECT_PASSES(runMoe<bf16>(device(), prefill, examples::MoeWeights::Host, skipping));
+    }
   }
 }
 

@@ -78,6 +78,22 @@ TEST(Diagnostics, DotOfIncompatibleShapes) {
   expectError(k.build(), line, "dot: inner dimensions differ: a is [64, 32] and b is [16, 128] (K = 32 vs 16)");
 }
 
+TEST(Diagnostics, ZeroRowsFromTakesAnI32RowCountOfATwoDimensionalDot) {
+  int line = 0;
+  auto wide = kernel("k", [&](Ptr<f16> p, Long rows) {
+    Tensor a = load(p + arange(0, 16).column() * 16 + arange(0, 16).row());
+    line = __LINE__ + 1;
+    Tensor c = dot(a, a, zeros<f32>({16, 16}), ZeroRowsFrom{rows});
+  });
+  expectError(wide.build(), line, "dot: ZeroRowsFrom takes a scalar i32 (a row count), got i64");
+  auto batched = kernel("k", [&](Ptr<f16> p, Int rows) {
+    Tensor a = load(p + arange(0, 16).reshape({2, 2, 4}));
+    line = __LINE__ + 1;
+    Tensor c = dot(a, a.trans({0, 2, 1}), zeros<f32>({2, 2, 2}), ZeroRowsFrom{rows});
+  });
+  expectError(batched.build(), line, "dot: ZeroRowsFrom applies to 2-D dots, got a: tensor<2x2x4xf16>");
+}
+
 TEST(Diagnostics, DotOfOneDimensionalBlock) {
   int line = 0;
   auto k = kernel("k", [&](Ptr<f16> p) {

@@ -132,12 +132,12 @@ TEST(Examples, MoeLayerBuilds) {
   auto routing = countOps(examples::moeRoute<bf16>(), route);
   EXPECT_GT(routing["brick.reduce"], 0);
   EXPECT_EQ(routing["brick.store"], 3 * 2 + 1); // ids, weights and ranks per choice, and the block's counts
-  Specialization align(15, dyn);
-  align[10] = 8, align[11] = 2, align[12] = 16, align[13] = 64, align[14] = 32;
+  Specialization align(16, dyn);
+  align[11] = 8, align[12] = 2, align[13] = 16, align[14] = 64, align[15] = 32;
   auto aligning = countOps(examples::moeAlign(), align);
   EXPECT_EQ(aligning["scf.if"], 2);  // the last program's padding; program 0's block experts, runs and total
   EXPECT_EQ(aligning["scf.for"], 3); // counts over routing programs, padding slots, blocks
-  EXPECT_EQ(aligning["brick.gather"], 3); // each pair's expert start; each block's run's first and end
+  EXPECT_EQ(aligning["brick.gather"], 4); // each pair's expert start; each block's run's first and end, its real rows
 }
 
 TEST(Examples, SpecializationHintsReachTheIR) {

@@ -192,6 +192,36 @@ TEST(Interpreter, DotOfIntegersIsExactAndDotOfHalvesRoundsOnce) {
     }
 }
 
+TEST(Interpreter, DotChecksThePromiseThatRowsFromZeroRowsFromAreZero) {
+  // a is 16 x 16 with rows from `zeroFrom` on zero; the dot is told they are zero from `rows` on.
+  auto k = kernel("promised", [](Ptr<f32> a, Ptr<f32> c, Int rows) {
+    Tensor i = arange(0, 16);
+    Tensor x = load(a + i.column() * 16 + i.row());
+    store(c + i.column() * 16 + i.row(), dot(x, x, zeros<f32>({16, 16}), ZeroRowsFrom{rows}));
+  });
+  std::vector<float> a(256, 0.0f);
+  const int zeroFrom = 5;
+  for (int i = 0; i < zeroFrom * 16; ++i)
+    a[i] = float(i % 5) - 2.0f;
+  DeviceBuffer da = buffer(a), dc = buffer(std::vector<float>(256));
+  for (int rows : {zeroFrom, zeroFrom + 3, 16, 40}) // kept: the product is the plain one
+    ASSERT_FALSE(k.launch(Grid{1}, onCpu(), da, dc, rows)) << rows;
+  std::vector<float> c = read<float>(dc);
+  for (int r = 0; r < 16; ++r)
+    for (int col = 0; col < 16; ++col) {
+      float want = 0;
+      for (int p = 0; p < 16; ++p)
+        want += a[r * 16 + p] * a[p * 16 + col];
+      ASSERT_EQ(c[r * 16 + col], want) << r << ", " << col;
+    }
+  // Broken: row 4 is not zero.
+  runtime::Error error = k.launch(Grid{1}, onCpu(), da, dc, zeroFrom - 1);
+  ASSERT_TRUE(error);
+  EXPECT_THAT(error.message(), HasSubstr("InterpreterTest.cpp:"));
+  EXPECT_THAT(error.message(), HasSubstr("dot: a's row 4 (column 0) is not zero, but the dot was promised that rows "
+                                         "from 4 on are (ZeroRowsFrom)"));
+}
+
 TEST(Interpreter, AtomicAddsFromEveryProgramAllLand) {
   auto k = kernel("count", [](Ptr<i32> counter, Ptr<i32> old) {
     Tensor lanes = arange(0, 32);

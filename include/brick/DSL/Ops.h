@@ -222,6 +222,13 @@ enum class Precision { IEEE, TF32, TF32x3 };
 Tensor dot(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
 Tensor dot(const Tensor &a, const Tensor &b, const Tensor &acc, Loc loc = Loc::current());
 Tensor dot(const Tensor &a, const Tensor &b, const Tensor &acc, Precision precision, Loc loc = Loc::current());
+/// A promise to dot: the rows of a at or past `rows` (a scalar i32) are zero, as an MoE block's padding rows are.
+/// Their products add nothing, so the compiler may skip them: on wgmma a warpgroup whose 64 rows all lie there
+/// issues no instructions. The interpreter checks the promise (an error names the first nonzero element).
+struct ZeroRowsFrom {
+  Operand rows;
+};
+Tensor dot(const Tensor &a, const Tensor &b, const Tensor &acc, ZeroRowsFrom zeroRows, Loc loc = Loc::current());
 
 //===--- Control flow -------------------------------------------------------------===//
 

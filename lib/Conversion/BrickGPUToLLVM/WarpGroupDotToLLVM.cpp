@@ -16,7 +16,8 @@
 // The dot fences the accumulator's registers (wgmma.fence), issues, commits one group and, unless asynchronous,
 // waits for it. Waits go through inline assembly that takes the accumulator's registers in and out: every later
 // use reads them from the wait, so nothing touches them while the tensor cores write them (ptxas otherwise
-// serializes the wgmmas: warning C7514).
+// serializes the wgmmas: warning C7514). With zero_rows_from, warpgroups whose rows are all zero branch around
+// their wgmmas (see the pattern).
 //
 //===----------------------------------------------------------------------===//
 
@@ -217,13 +218,51 @@ struct WarpGroupDotLowering : ConvertOpToLLVMPattern<brickgpu::WarpGroupDotOp> {
     auto layoutB = bOp.kMajor() ? NVVM::MMALayout::col : NVVM::MMALayout::row;
     auto one = NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one);
 
-    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    // Register i of an instruction's result is (8 ((i / 2) % 2), 8 (i / 4) + i % 2) of the warp's 16 rows.
+    auto registersOf = [&](int64_t m, int64_t n) {
+      SmallVector<unsigned> registers;
+      for (int64_t i = 0; i < instrN / 2; ++i)
+        registers.push_back(index.at(m + 8 * ((i / 2) % 2), n + 8 * (i / 4) + i % 2));
+      return registers;
+    };
+    Value zeroRowsFrom = adaptor.getZeroRowsFrom();
+    // Rows past zero_rows_from are zero: a warpgroup whose 64 rows of an M tile all lie there branches around
+    // that tile's wgmmas (warp-uniform, the accumulator passing through). Where the warpgroup has one M tile the
+    // branch holds the fence and the commit too, and the skipping side commits an empty group: every warpgroup
+    // commits one group per dot, as the waits count, and ptxas sees each wgmma fenced on its own path (a fence
+    // before the branch draws an injected warpgroup.arrive at the first wgmma and at the join).
+    const bool oneTile = zeroRowsFrom && M == rowsPerRep;
+    if (!oneTile)
+      NVVM::WgmmaFenceAlignedOp::create(b, loc);
     for (int64_t m = 0; m < M; m += rowsPerRep) {
+      Block *join = nullptr;
+      SmallVector<unsigned> repRegisters;
+      if (zeroRowsFrom) {
+        for (int64_t n = 0; n < N; n += colsPerRep)
+          llvm::append_range(repRegisters, registersOf(m, n));
+        auto values = [&] { return llvm::map_to_vector(repRegisters, [&](unsigned reg) { return acc[reg]; }); };
+        Value firstRow = LLVM::AddOp::create(b, loc, i32Constant(b, loc, m),
+                                             LLVM::MulOp::create(b, loc, groupM, i32Constant(b, loc, 64)));
+        Value live = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::slt, firstRow, zeroRowsFrom);
+        Block *current = b.getInsertionBlock();
+        join = b.splitBlock(current, b.getInsertionPoint());
+        for (unsigned reg : repRegisters)
+          join->addArgument(acc[reg].getType(), loc);
+        Block *compute = b.createBlock(join);
+        Block *skip = join;
+        if (oneTile) {
+          skip = b.createBlock(join);
+          NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+          LLVM::BrOp::create(b, loc, values(), join);
+        }
+        b.setInsertionPointToEnd(current);
+        LLVM::CondBrOp::create(b, loc, live, compute, ValueRange(), skip, oneTile ? ValueRange() : ValueRange(values()));
+        b.setInsertionPointToStart(compute);
+        if (oneTile)
+          NVVM::WgmmaFenceAlignedOp::create(b, loc);
+      }
       for (int64_t n = 0; n < N; n += colsPerRep) {
-        // Register i of the instruction's result is (8 ((i / 2) % 2), 8 (i / 4) + i % 2) of the warp's 16 rows.
-        SmallVector<unsigned> registers;
-        for (int64_t i = 0; i < instrN / 2; ++i)
-          registers.push_back(index.at(m + 8 * ((i / 2) % 2), n + 8 * (i / 4) + i % 2));
+        SmallVector<unsigned> registers = registersOf(m, n);
         Value tile = LLVM::PoisonOp::create(b, loc, tileType);
         for (auto [i, reg] : llvm::enumerate(registers))
           tile = LLVM::InsertValueOp::create(b, loc, tile, acc[reg], i);
@@ -245,8 +284,17 @@ struct WarpGroupDotLowering : ConvertOpToLLVMPattern<brickgpu::WarpGroupDotOp> {
         for (auto [i, reg] : llvm::enumerate(registers))
           acc[reg] = LLVM::ExtractValueOp::create(b, loc, tile, i);
       }
+      if (join) {
+        if (oneTile)
+          NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+        LLVM::BrOp::create(b, loc, llvm::map_to_vector(repRegisters, [&](unsigned reg) { return acc[reg]; }), join);
+        b.setInsertionPointToStart(join);
+        for (auto [i, reg] : llvm::enumerate(repRegisters))
+          acc[reg] = join->getArgument(i);
+      }
     }
-    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    if (!oneTile)
+      NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
     if (!op.getIsAsync())
       acc = emitPinnedWait(b, loc, 0, acc);
     b.replaceOp(op, pack(b, loc, getTypeConverter()->convertType(dType), acc));

@@ -275,6 +275,8 @@ LogicalResult DotOp::verify() {
   if (getInputPrecision() != InputPrecision::ieee && !aElt.isF32())
     return emitOpError() << "inputPrecision = " << stringifyInputPrecision(getInputPrecision())
                          << " applies to f32 inputs only, got " << aElt;
+  if (getZeroRowsFrom() && rank != 2)
+    return emitOpError() << "zero_rows_from applies to 2-D dots only, got a: " << aType;
   return success();
 }
 

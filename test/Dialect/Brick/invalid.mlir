@@ -232,6 +232,14 @@ func.func @dot_rank(%a: tensor<4x16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<1
 
 // -----
 
+func.func @dot_zero_rows_batched(%a: tensor<2x16x16xf16>, %b: tensor<2x16x16xf16>, %c: tensor<2x16x16xf32>, %n: i32) {
+  // expected-error @+1 {{zero_rows_from applies to 2-D dots only, got a: 'tensor<2x16x16xf16>'}}
+  %0 = brick.dot %a, %b, %c zero_rows_from %n : tensor<2x16x16xf16> * tensor<2x16x16xf16> -> tensor<2x16x16xf32>
+  return
+}
+
+// -----
+
 func.func @dot_inner(%a: tensor<64x32xf16>, %b: tensor<16x128xf16>, %c: tensor<64x128xf32>) {
   // expected-error @+1 {{inner dimensions differ: a is 'tensor<64x32xf16>' (K = 32) but b is 'tensor<16x128xf16>' (K = 16)}}
   %0 = brick.dot %a, %b, %c : tensor<64x32xf16> * tensor<16x128xf16> -> tensor<64x128xf32>
