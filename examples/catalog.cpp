@@ -45,10 +45,10 @@ const std::vector<Example> &catalog() {
   };
   // moe_sorted's and moe_persistent's: token rows BLOCK_M x BLOCK_K blocks, weights BLOCK_N x BLOCK_K, the
   // activations BLOCK_M x BLOCK_N.
-  // The dots skip padding rows (SKIP_PADDING = 1).
+  // SKIP_PADDING = 0, as MoeConfig's default.
   auto sortedMoe = [](int64_t m, int64_t n, int64_t k, int64_t group) -> brick::Specialization {
     return {Arg::descriptor({m, k}, {16, 16}), Arg::descriptor({n, k}, {16, 16}), Arg::descriptor({m, n}, {16, 16}),
-            aligned, aligned, aligned, aligned, aligned, aligned, m, n, k, group, 1};
+            aligned, aligned, aligned, aligned, aligned, aligned, m, n, k, group, 0};
   };
   // attention's blocks: queries and output BLOCK_M x HEAD_DIM, keys and values BLOCK_N x HEAD_DIM.
   auto attentionSpecialization = [](int64_t m, int64_t n, int64_t d) -> brick::Specialization {

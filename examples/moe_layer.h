@@ -49,7 +49,8 @@ struct MoeConfig {
   /// that on wgmma a warpgroup whose 64 rows are all an expert's padding skips its instructions. Off: on an H200
   /// at 4096 tokens it made GEMM 1 slower (persistent, in turns: Mixtral 2.70-3.14 ms against 2.55-2.79,
   /// DeepSeek-V3 5.82-6.32 against 4.44-4.75), while the same branches taken always (no skipping) cost nothing
-  /// (2.62-2.75 and 4.61-4.68): cheaper tail tiles run out of step with the tiles reading the same weights.
+  /// (2.62-2.75 and 4.61-4.68), so the loss is the skipping itself; a guess, not measured: cheaper tail tiles run
+  /// out of step with the tiles reading the same weights. Ignored without gatherRows (or where it falls back).
   bool skipPadding = false;
   /// The GEMMs launch through the autotuner (brick/JIT/Autotune.h): for this BLOCK_M, the tiles, warps and stages
   /// of each are tuned per (N, K, pairs rounded up to a power of two), moeCandidates' first being these.

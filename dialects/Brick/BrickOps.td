@@ -265,8 +265,9 @@ def Brick_DotOp : Brick_Op<"dot", [Pure, AllTypesMatch<["c", "d"]>]> {
     also allowed) or i32 for i8. `inputPrecision` says how f32 inputs round (tf32 uses tensor cores);
     `maxNumImpreciseAcc` bounds how many products an fp8 accumulation may add before rounding.
     `zero_rows_from %n` (2-D dots) promises that the rows of `a` at or past `n` are zero (an MoE block's padding
-    rows): their products add nothing, so the compiler may skip them (on wgmma, a warpgroup whose rows all lie
-    there issues no instructions). The interpreter checks the promise.
+    rows): their products add nothing (with `b` finite), so the compiler may skip them (on wgmma, a warpgroup
+    whose 64 rows of an M tile all lie there issues no wgmma for that tile), and the result's rows at or past `n`
+    are unspecified. The interpreter checks the promise and sets those rows of a float result to NaN.
   }];
   let arguments = (ins Brick_Block:$a, Brick_Block:$b, Brick_Block:$c, Optional<I32>:$zeroRowsFrom,
                        DefaultValuedAttr<Brick_InputPrecision, "::mlir::brick::InputPrecision::ieee">:$inputPrecision,

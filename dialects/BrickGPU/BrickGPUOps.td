@@ -146,7 +146,7 @@ def BrickGPU_WarpGroupDotOp : BrickGPU_Op<"warpgroup_dot",
     `warpgroup_dot_wait` that leaves this dot's group complete, and the operands' buffers must not be written
     until then (and A's registers stay untouched: they are read as the instructions run).
     `zero_rows_from %n` carries brick.dot's promise (A's rows at or past `n` are zero): a warpgroup whose rows of
-    an instruction tile all lie there skips that tile's wgmmas (its accumulator keeps its value).
+    an instruction tile all lie there skips that tile's wgmmas (the result's rows there are unspecified).
   }];
   let arguments = (ins AnyTypeOf<[BrickGPU_MemDescType, AnyRankedTensor]>:$a, BrickGPU_MemDescType:$b,
                        AnyRankedTensor:$c, Optional<I32>:$zeroRowsFrom,

@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 
 using namespace mlir;
@@ -361,8 +362,11 @@ llvm::Error Program::runDot(mlir::brick::DotOp dot) {
   int64_t m = a.shape[batched], k = a.shape[batched + 1], n = b.shape[batched + 1];
   Type accumulator = getElementTypeOrSelf(dot.getType());
   // The promise that a's rows at or past zero_rows_from are zero (the GPU may skip their products): checked.
+  // Those rows of the result are unspecified: a float result gets NaN there (below), so reading them shows.
+  int64_t unspecifiedFrom = m;
   if (mlir::Value zeroRowsFrom = dot.getZeroRowsFrom()) {
     int64_t from = std::max<int64_t>(0, get(zeroRowsFrom).ints[0]);
+    unspecifiedFrom = std::min(from, m);
     for (int64_t i = from; i < m; ++i)
       for (int64_t p = 0; p < k; ++p)
         if (a.isReal() ? a.reals[i * k + p] != 0 : a.ints[i * k + p] != 0)
@@ -400,7 +404,8 @@ llvm::Error Program::runDot(mlir::brick::DotOp dot) {
         double sum = c.reals[(q * m + i) * n + j];
         for (int64_t p = 0; p < k; ++p)
           sum += left[(q * m + i) * k + p] * right[(q * k + p) * n + j];
-        d.reals[(q * m + i) * n + j] = roundToFloat(sum, accumulator);
+        d.reals[(q * m + i) * n + j] =
+            i < unspecifiedFrom ? roundToFloat(sum, accumulator) : std::numeric_limits<double>::quiet_NaN();
       }
   set(dot, std::move(d));
   return llvm::Error::success();

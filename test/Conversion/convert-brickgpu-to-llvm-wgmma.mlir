@@ -106,16 +106,27 @@ module attributes {brickgpu.num_warps = 4 : i32} {
   // CHECK-LABEL: llvm.func @zero_rows_from
   // CHECK-SAME: %{{.*}}: !llvm.struct{{.*}}, %[[N:.*]]: i32)
   // CHECK: %[[GROUP:.*]] = llvm.udiv %{{.*}}, %{{.*}} : i32
+  // The bound as lane 0 has it.
+  // CHECK: %[[BOUND:.*]] = nvvm.shfl.sync  idx %{{.*}}, %[[N]], %{{.*}}, %{{.*}} : i32 -> i32
   // CHECK: nvvm.wgmma.fence.aligned
-  // CHECK: %[[FIRST0:.*]] = llvm.add %{{.*}}, %{{.*}} : i32
-  // CHECK: %[[LIVE0:.*]] = llvm.icmp "slt" %[[FIRST0]], %[[N]] : i32
+  // Tile 0's first row: 0 + 64 * the warpgroup's index along M.
+  // CHECK-NEXT: %[[S0:.*]] = llvm.mlir.constant(64 : i32) : i32
+  // CHECK-NEXT: %[[OFF0:.*]] = llvm.mul %[[GROUP]], %[[S0]] : i32
+  // CHECK-NEXT: %[[M0:.*]] = llvm.mlir.constant(0 : i32) : i32
+  // CHECK-NEXT: %[[FIRST0:.*]] = llvm.add %[[M0]], %[[OFF0]] : i32
+  // CHECK-NEXT: %[[LIVE0:.*]] = llvm.icmp "slt" %[[FIRST0]], %[[BOUND]] : i32
   // CHECK: llvm.cond_br %[[LIVE0]], ^[[TILE0:.*]], ^[[JOIN0:.*]](
   // CHECK: ^[[TILE0]]:
   // CHECK-COUNT-2: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
   // CHECK-NOT: nvvm.wgmma
   // CHECK: llvm.br ^[[JOIN0]](
   // CHECK: ^[[JOIN0]](
-  // CHECK: %[[LIVE1:.*]] = llvm.icmp "slt" %{{.*}}, %[[N]] : i32
+  // Tile 1's: 64 + 64 * the index.
+  // CHECK: %[[S1:.*]] = llvm.mlir.constant(64 : i32) : i32
+  // CHECK-NEXT: %[[OFF1:.*]] = llvm.mul %[[GROUP]], %[[S1]] : i32
+  // CHECK-NEXT: %[[M1:.*]] = llvm.mlir.constant(64 : i32) : i32
+  // CHECK-NEXT: %[[FIRST1:.*]] = llvm.add %[[M1]], %[[OFF1]] : i32
+  // CHECK-NEXT: %[[LIVE1:.*]] = llvm.icmp "slt" %[[FIRST1]], %[[BOUND]] : i32
   // CHECK: llvm.cond_br %[[LIVE1]], ^[[TILE1:.*]], ^[[JOIN1:.*]](
   // CHECK: ^[[TILE1]]:
   // CHECK-COUNT-2: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
@@ -145,7 +156,8 @@ module attributes {brickgpu.num_warps = 8 : i32} {
   // CHECK-LABEL: llvm.func @zero_rows_from_one_tile
   // CHECK-SAME: %{{.*}}: !llvm.struct{{.*}}, %[[N:.*]]: i32)
   // CHECK-NOT: nvvm.wgmma
-  // CHECK: %[[LIVE:.*]] = llvm.icmp "slt" %{{.*}}, %[[N]] : i32
+  // CHECK: %[[BOUND:.*]] = nvvm.shfl.sync  idx %{{.*}}, %[[N]], %{{.*}}, %{{.*}} : i32 -> i32
+  // CHECK: %[[LIVE:.*]] = llvm.icmp "slt" %{{.*}}, %[[BOUND]] : i32
   // CHECK: llvm.cond_br %[[LIVE]], ^[[TILE:.*]], ^[[SKIP:[a-z0-9]*]]
   // CHECK: ^[[TILE]]:
   // CHECK: nvvm.wgmma.fence.aligned

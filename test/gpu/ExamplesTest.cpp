@@ -390,8 +390,8 @@ TEST_P(Examples, MoeLayer) {
   }
   // The prefill config with warpgroups skipping padding rows (on sm_90a the second of a 128-row block's two
   // consumer warpgroups branches around its wgmmas where the block has at most 64 real rows): 37 tokens over 8
-  // experts leave every block so (and the first warpgroup's rows partly padding); at 4099 tokens, experts' last
-  // blocks. Persistent and not.
+  // experts give each expert about 9 rows (the routing is random), so nearly every block is so; at 4099 tokens,
+  // some experts' last blocks. Persistent and not.
   examples::MoeShape prefill{.tokens = 4099, .experts = 8, .topk = 2, .hidden = 256, .intermediate = 320,
                              .silentExperts = 1};
   examples::MoeConfig skipping = examples::moeConfig(prefill);
@@ -910,6 +910,43 @@ TEST(ExamplesOnGpu, InlineAsmRunsThePtxPerElement) {
     uint64_t sum = uint64_t(rotated) + x;
     ASSERT_EQ(uint32_t(got[i]), uint32_t(sum) ^ (uint32_t(sum >> 32) << 31)) << i;
   }
+}
+
+TEST(ExamplesOnGpu, ZeroRowsFromSkipsWholeWarpgroupTilesOnWgmma) {
+  std::string why;
+  const runtime::Device *gpu = deviceFor(Where::Gpu, &why);
+  if (!gpu)
+    GTEST_SKIP() << why;
+  if (gpu->computeCapability() != 90)
+    GTEST_SKIP() << "wgmma (sm_90a) skips; other paths compute every row";
+  // a is all ones, so the promise is broken on purpose: computing a row gives K (64), and a row of a tile that
+  // skipped its wgmmas is unspecified but not that (it is the accumulator, 0, or whatever the registers held), so
+  // each row shows whether its tile issued wgmmas: rows of tiles with a row below `rows` must be 64, the others not.
+  auto kernel = brick::kernel("zero_rows", [](Ptr<f16> a, Ptr<f16> b, Ptr<f32> out, Int rows) {
+    Tensor m = arange(0, 128), n = arange(0, 64), k = arange(0, 64);
+    Tensor x = load(a + m.column() * 64 + k.row()), y = load(b + k.column() * 64 + n.row());
+    store(out + m.column() * 64 + n.row(), dot(x, y, zeros<f32>({128, 64}), ZeroRowsFrom{rows}));
+  });
+  const uint16_t one = 0x3C00; // 1.0 in f16
+  std::vector<uint16_t> ones(128 * 64, one);
+  auto a = examples::host::upload(*gpu, ones.data(), ones.size() * 2);
+  auto b = examples::host::upload(*gpu, ones.data(), 64 * 64 * 2);
+  auto out = examples::host::poisoned(*gpu, 128 * 64 * 4);
+  ASSERT_TRUE(a && b && out);
+  // 4 warps: one warpgroup over two M tiles (rows 0-63, 64-127); 8: two warpgroups, a tile each.
+  for (unsigned warps : {8u, 4u})
+    for (int rows : {0, 1, 64, 65, 128}) {
+      ASSERT_FALSE(kernel.launch(Grid{1}, LaunchOptions{.numWarps = warps}, *a, *b, *out, rows));
+      std::string failure;
+      auto got = examples::host::download<float>(*out, 128 * 64, failure);
+      ASSERT_TRUE(failure.empty()) << failure;
+      int wrong = 0, first = -1;
+      for (int i = 0; i < 128 * 64; ++i)
+        if ((got[i] == 64.0f) != (i / 64 / 64 * 64 < rows) && wrong++ == 0)
+          first = i;
+      EXPECT_EQ(wrong, 0) << warps << " warps, rows " << rows << ": first wrong element " << first << " = "
+                          << (first >= 0 ? got[first] : 0.0f);
+    }
 }
 
 TEST(ExamplesOnGpu, PackedInlineAsmKeepsEveryElementsPlace) {

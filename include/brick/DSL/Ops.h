@@ -223,8 +223,11 @@ Tensor dot(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
 Tensor dot(const Tensor &a, const Tensor &b, const Tensor &acc, Loc loc = Loc::current());
 Tensor dot(const Tensor &a, const Tensor &b, const Tensor &acc, Precision precision, Loc loc = Loc::current());
 /// A promise to dot: the rows of a at or past `rows` (a scalar i32) are zero, as an MoE block's padding rows are.
-/// Their products add nothing, so the compiler may skip them: on wgmma a warpgroup whose 64 rows all lie there
-/// issues no instructions. The interpreter checks the promise (an error names the first nonzero element).
+/// Their products add nothing (b finite: zero times an infinity is NaN where a path computes it), so the compiler
+/// may skip them: on wgmma a warpgroup whose 64 rows of an M tile all lie there issues no wgmma for that tile.
+/// The result's rows at or past `rows` are then unspecified (a skipped tile's registers are not kept): read only
+/// the rows below. The interpreter checks the promise (an error names the first nonzero element) and sets those
+/// rows of a float result to NaN, so that a kernel reading them fails its tests.
 struct ZeroRowsFrom {
   Operand rows;
 };

@@ -225,9 +225,14 @@ struct WarpGroupDotLowering : ConvertOpToLLVMPattern<brickgpu::WarpGroupDotOp> {
         registers.push_back(index.at(m + 8 * ((i / 2) % 2), n + 8 * (i / 4) + i % 2));
       return registers;
     };
+    // Read from lane 0, as the warp index is: ptxas then knows the branches below to be warp-uniform.
     Value zeroRowsFrom = adaptor.getZeroRowsFrom();
+    if (zeroRowsFrom)
+      zeroRowsFrom = shuffle(b, loc, zeroRowsFrom, i32Constant(b, loc, 0), NVVM::ShflKind::idx);
     // Rows past zero_rows_from are zero: a warpgroup whose 64 rows of an M tile all lie there branches around
-    // that tile's wgmmas (warp-uniform, the accumulator passing through). Where the warpgroup has one M tile the
+    // that tile's wgmmas (warp-uniform; the result's rows there are unspecified: on an H200 a skipped tile after a
+    // live one of the same warpgroup held garbage, not the accumulator it passed through). Where the warpgroup has
+    // one M tile the
     // branch holds the fence and the commit too, and the skipping side commits an empty group: every warpgroup
     // commits one group per dot, as the waits count, and ptxas sees each wgmma fenced on its own path (a fence
     // before the branch draws an injected warpgroup.arrive at the first wgmma and at the join).
@@ -241,8 +246,8 @@ struct WarpGroupDotLowering : ConvertOpToLLVMPattern<brickgpu::WarpGroupDotOp> {
         for (int64_t n = 0; n < N; n += colsPerRep)
           llvm::append_range(repRegisters, registersOf(m, n));
         auto values = [&] { return llvm::map_to_vector(repRegisters, [&](unsigned reg) { return acc[reg]; }); };
-        Value firstRow = LLVM::AddOp::create(b, loc, i32Constant(b, loc, m),
-                                             LLVM::MulOp::create(b, loc, groupM, i32Constant(b, loc, 64)));
+        Value offset = LLVM::MulOp::create(b, loc, groupM, i32Constant(b, loc, 64));
+        Value firstRow = LLVM::AddOp::create(b, loc, i32Constant(b, loc, m), offset);
         Value live = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::slt, firstRow, zeroRowsFrom);
         Block *current = b.getInsertionBlock();
         join = b.splitBlock(current, b.getInsertionPoint());
