@@ -239,8 +239,7 @@ template <brick::ElementTag T> Error MoeLayer<T>::runRouting(const brick::runtim
     return e;
   return k.align.launch(brick::Grid{unsigned(routeBlocks)}, options, *topkIds_, *blockCounts_, *pairRanks_, *sorted_,
                         *blockExpert_, *blockRuns_, *blockRows_, *total_, s.tokens, routeBlocks, int(maxBlocks()), E,
-                        s.topk,
-                        routeTokens, config_.blockM, chunk);
+                        s.topk, routeTokens, config_.blockM, chunk);
 }
 
 template <brick::ElementTag T> Error MoeLayer<T>::runDown(const brick::runtime::Stream *stream) const {

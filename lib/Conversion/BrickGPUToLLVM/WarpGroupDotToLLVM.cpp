@@ -232,20 +232,19 @@ struct WarpGroupDotLowering : ConvertOpToLLVMPattern<brickgpu::WarpGroupDotOp> {
     // Rows past zero_rows_from are zero: a warpgroup whose 64 rows of an M tile all lie there branches around
     // that tile's wgmmas (warp-uniform; the result's rows there are unspecified: on an H200 a skipped tile after a
     // live one of the same warpgroup held garbage, not the accumulator it passed through). Where the warpgroup has
-    // one M tile the
-    // branch holds the fence and the commit too, and the skipping side commits an empty group: every warpgroup
-    // commits one group per dot, as the waits count, and ptxas sees each wgmma fenced on its own path (a fence
-    // before the branch draws an injected warpgroup.arrive at the first wgmma and at the join).
+    // one M tile the branch holds the fence and the commit too, and the skipping side commits an empty group:
+    // every warpgroup commits one group per dot, as the waits count, and ptxas sees each wgmma fenced on its own
+    // path (a fence before the branch draws an injected warpgroup.arrive at the first wgmma and at the join).
     const bool oneTile = zeroRowsFrom && M == rowsPerRep;
     if (!oneTile)
       NVVM::WgmmaFenceAlignedOp::create(b, loc);
     for (int64_t m = 0; m < M; m += rowsPerRep) {
       Block *join = nullptr;
-      SmallVector<unsigned> repRegisters;
+      SmallVector<unsigned> repRegisters; // this M tile's accumulator registers, passed to the join
+      auto values = [&] { return llvm::map_to_vector(repRegisters, [&](unsigned reg) { return acc[reg]; }); };
       if (zeroRowsFrom) {
         for (int64_t n = 0; n < N; n += colsPerRep)
           llvm::append_range(repRegisters, registersOf(m, n));
-        auto values = [&] { return llvm::map_to_vector(repRegisters, [&](unsigned reg) { return acc[reg]; }); };
         Value offset = LLVM::MulOp::create(b, loc, groupM, i32Constant(b, loc, 64));
         Value firstRow = LLVM::AddOp::create(b, loc, i32Constant(b, loc, m), offset);
         Value live = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::slt, firstRow, zeroRowsFrom);
@@ -292,7 +291,7 @@ struct WarpGroupDotLowering : ConvertOpToLLVMPattern<brickgpu::WarpGroupDotOp> {
       if (join) {
         if (oneTile)
           NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-        LLVM::BrOp::create(b, loc, llvm::map_to_vector(repRegisters, [&](unsigned reg) { return acc[reg]; }), join);
+        LLVM::BrOp::create(b, loc, values(), join);
         b.setInsertionPointToStart(join);
         for (auto [i, reg] : llvm::enumerate(repRegisters))
           acc[reg] = join->getArgument(i);
