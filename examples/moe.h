@@ -34,6 +34,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -320,6 +321,13 @@ template <ElementTag T = bf16> auto moeGatherRows() {
   });
 }
 
+/// Where the tiles of a cluster's programs (LaunchOptions::clusterSize) read the same blocks, which the cluster
+/// then loads once (sharedByCluster): the token rows' (one block of rows) and the weights' (one column of tiles
+/// of one expert).
+struct MoeClusterSharing {
+  Tensor rows, weights;
+};
+
 /// One tile of moe_gate_up_sorted: the block's K loop over descriptor blocks, then silu(gate) * up stored by
 /// descriptor into hSorted, the activations in sorted order (a row per sorted pair, padding rows included): one
 /// TMA store on sm_90a that needs no pair ids and overlaps what follows (a persistent kernel's next tile), where
@@ -330,20 +338,23 @@ template <ElementTag T>
 void moeGateUpSortedTile(const MoeBlock &block, const TensorDescriptor<T, 2> &aSorted,
                          const TensorDescriptor<T, 2> &w13, const TensorDescriptor<T, 2> &hSorted,
                          const Ptr<i32> &blockRows, const Int &I, int blockM, int blockN, int blockK, bool mayBeDead,
-                         bool skipPadding) {
+                         bool skipPadding, const MoeClusterSharing *shared = nullptr) {
   Int row = block.tileM * blockM;
   auto [gateRow, upRow] = moeWeightRows(block.expert, block.tileN, I, blockN);
   Tensor realRows;
   if (skipPadding)
-    realRows = load(blockRows + block.tileM);
+    realRows = load(blockRows + block.tileM, block.live, 0);
   Tensor gate = zeros<f32>({blockM, blockN}), up = zeros<f32>({blockM, blockN});
   for_range(0, block.kTiles, 1, carry(gate, up), [&](Int k) {
-    Tensor aBlock = aSorted.load({row, k * blockK});
+    auto loadShared = [&](const TensorDescriptor<T, 2> &desc, const Int &first, const Tensor *when) {
+      return when ? desc.load({first, k * blockK}, sharedByCluster(*when)) : desc.load({first, k * blockK});
+    };
+    Tensor aBlock = loadShared(aSorted, row, shared ? &shared->rows : nullptr);
     auto product = [&](const Tensor &weights, const Tensor &acc) {
       return skipPadding ? dot(aBlock, weights, acc, ZeroRowsFrom{realRows}) : dot(aBlock, weights, acc);
     };
-    gate = product(w13.load({gateRow, k * blockK}).trans(), gate);
-    up = product(w13.load({upRow, k * blockK}).trans(), up);
+    gate = product(loadShared(w13, gateRow, shared ? &shared->weights : nullptr).trans(), gate);
+    up = product(loadShared(w13, upRow, shared ? &shared->weights : nullptr).trans(), up);
   });
   auto store = [&] { hSorted.store({row, block.tileN * blockN}, moeActivation(gate, up)); };
   if (mayBeDead) // a block past the padded total stores nothing
@@ -373,19 +384,36 @@ template <ElementTag T = bf16> auto moeGateUpSorted() {
 /// moe_gate_up_sorted as a persistent kernel: launch one program per SM (or fewer); program p takes tiles p, p +
 /// num_programs, ... of the live blocks' (in moe_gate_up's order). Warp-specialized on sm_90a, the producer warps
 /// fill the next tile's slots while the consumers store this one, and the store overlaps the next tile.
+/// In clusters of C programs (LaunchOptions::clusterSize; a grid of whole clusters), a cluster takes C consecutive
+/// tiles of that order at a time: an expert's blocks at one tile of N share the weights' blocks, one block's tiles
+/// of N (an expert of one block) the rows', each loaded once for the cluster (TMA multicast).
 template <ElementTag T = bf16> auto moeGateUpPersistent() {
   return kernel("moe_gate_up_persistent", [](TensorDescriptor<T, 2> aSorted, TensorDescriptor<T, 2> w13,
                                              TensorDescriptor<T, 2> hSorted, Ptr<i32> blockExpert, Ptr<i32> blockRuns,
                                              Ptr<i32> blockRows, Ptr<i32> totalPadded, Int I, Int K,
                                              Const<int> BLOCK_M, Const<int> BLOCK_N, Const<int> BLOCK_K,
                                              Const<int> GROUP_M, Const<int> SKIP_PADDING) {
+    Int C = cluster_size();
     Int tiles = load(totalPadded) / BLOCK_M * cdiv(I, BLOCK_N);
-    for_range(program_id(0), tiles, num_programs(0), [&](Int tile) {
+    auto blockOf = [&](const Int &tile) {
       // Every tile is live: the same K steps for all, which lets the compiler store a tile during the next one's.
-      MoeBlock block = moeBlockOf(tile, blockExpert, blockRuns, totalPadded, I, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
-                                  /*allLive=*/true);
+      return moeBlockOf(minimum(tile, tiles - 1), blockExpert, blockRuns, totalPadded, I, K, BLOCK_M, BLOCK_N,
+                        BLOCK_K, GROUP_M, /*allLive=*/true);
+    };
+    for_range(program_id(0) / C, cdiv(tiles, C), num_programs(0) / C, [&](Int clusterTile) {
+      Int first = clusterTile * C, last = first + C - 1, tile = first + cluster_rank();
+      MoeBlock block = blockOf(tile);
+      // The cluster's last tiles may lie past the last one: they run the last tile's K loop on blocks of rows
+      // past every descriptor's (zeros in, their stores clipped). Consecutive tiles lie in one block or one
+      // column of one expert where the first and the last do.
+      block.live = tile < tiles;
+      block.tileM = where(block.live, block.tileM, (1 << 30) / BLOCK_M.value());
+      MoeBlock firstBlock = blockOf(first), lastBlock = blockOf(last);
+      Tensor whole = last < tiles;
+      MoeClusterSharing shared{whole & (firstBlock.tileM == lastBlock.tileM),
+                               whole & (firstBlock.tileN == lastBlock.tileN) & (firstBlock.expert == lastBlock.expert)};
       moeGateUpSortedTile(block, aSorted, w13, hSorted, blockRows, I, BLOCK_M, BLOCK_N, BLOCK_K, /*mayBeDead=*/false,
-                          SKIP_PADDING.value() != 0);
+                          SKIP_PADDING.value() != 0, &shared);
     });
   });
 }

@@ -305,9 +305,13 @@ template <brick::ElementTag T> Error MoeLayer<T>::runGateUp(const brick::runtime
           int(config_.skipPadding));
     };
     if (config_.persistent) {
+      const unsigned cluster = std::max(1u, config_.clusterSize);
       unsigned programs = config_.persistentPrograms ? config_.persistentPrograms
                                                      : unsigned(std::max(1, device_->multiprocessors()));
-      return launchSorted(kernels<T>().gateUpPersistent, brick::Grid{std::min(grid.x, programs)});
+      // Whole clusters, at most one per run of `cluster` tiles.
+      programs = std::min(programs / cluster, blocks * unsigned(cdiv(cdiv(I, config_.gateUpN), cluster))) * cluster;
+      specialized.clusterSize = cluster;
+      return launchSorted(kernels<T>().gateUpPersistent, brick::Grid{std::max(programs, cluster)});
     }
     return launchSorted(kernels<T>().gateUpSorted, grid);
   }
@@ -367,6 +371,7 @@ template <brick::ElementTag T> std::string MoeLayer<T>::tunedChoice() const {
   const std::vector<int64_t> gateUpKey = {shape_.intermediate, shape_.hidden, pairs};
   if (gatherRows())
     return std::string("gate_up (rows gathered, all by descriptor") + (config_.persistent ? ", persistent" : "") +
+           (config_.persistent && config_.clusterSize > 1 ? ", clusters of " + std::to_string(config_.clusterSize) : "") +
            (config_.skipPadding ? ", padding skipped" : "") +
            ") [" + std::to_string(config_.gateUpN) + ", " + std::to_string(config_.gateUpK) + ", " +
            std::to_string(config_.groupM) + "] warps=" +

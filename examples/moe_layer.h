@@ -45,6 +45,19 @@ struct MoeConfig {
   bool persistent = false;
   /// Its programs (at most its tiles): 0 for one per SM (one on the interpreter).
   unsigned persistentPrograms = 0;
+  /// With persistent: programs in clusters of this many (LaunchOptions::clusterSize; the programs rounded down to
+  /// whole clusters), which take consecutive tiles (moeGateUpPersistent): an expert's blocks at one tile of N
+  /// load the weights' blocks once for the cluster, one block's tiles of N its rows' (TMA multicast where a block
+  /// is more than one TMA box: K steps of 128 for 128 x 64 bf16 boxes). Off: on an H200 at 4096 tokens (bench/run
+  /// --moe, two rounds in turns, GEMM 1 ms) clusters of 2 at K steps of 64 (no multicast) tied (DeepSeek-V3
+  /// 4.62 against 4.49-4.55, Mixtral 2.71-2.74 against 2.61-2.72) and at 128 over 2 stages lost (5.57-5.90 and
+  /// 3.35-3.42; K steps of 128 alone took 5.12-5.65 for DeepSeek-V3). A build whose TMA boxes were at most 64
+  /// rows (so that K steps of 64 multicast too) gave no gain either: 4.71-4.79 against 4.63-4.71 alone, Mixtral
+  /// 2.90 against 2.61-2.72 (why not measured; perhaps what the programs save in L2 reads they lose waiting for
+  /// each other).
+  /// Pairing tiles side by side in N instead, sharing the rows, lost 25% (5.85-5.98 against 4.53-4.75): it splits
+  /// each expert's two blocks, which read the same weights, across clusters.
+  unsigned clusterSize = 1;
   /// With gatherRows: GEMM 1's dots are told that rows past each block's real rows are zero (ZeroRowsFrom), so
   /// that on wgmma a warpgroup whose 64 rows are all an expert's padding skips its instructions. Off: on an H200
   /// at 4096 tokens it made GEMM 1 slower (persistent, in turns: Mixtral 2.70-3.14 ms against 2.55-2.79,

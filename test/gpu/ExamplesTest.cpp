@@ -352,6 +352,12 @@ TEST_P(Examples, MoeLayer) {
   grouped.persistentPrograms = 5;
   EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 300, .experts = 2, .topk = 1, .hidden = 80, .intermediate = 48},
                              examples::MoeWeights::Host, grouped));
+  // ... in clusters of 2 (5 programs: 2 clusters), each taking 2 consecutive tiles of the order at a time: groups
+  // of 3 blocks make some pairs straddle two columns or two experts.
+  grouped.clusterSize = 2;
+  EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 300, .experts = 2, .topk = 1, .hidden = 80, .intermediate = 80},
+                             examples::MoeWeights::Host, grouped));
+  grouped.clusterSize = 1;
   // ... with GEMM 1's dots told that each block's rows past its real ones are zero (ZeroRowsFrom: the
   // interpreter checks that they are), persistent and not.
   grouped.skipPadding = true;
@@ -386,6 +392,25 @@ TEST_P(Examples, MoeLayer) {
     config.stages = 3;
     EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, config));
     config.persistentPrograms = 7;
+    EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, config));
+    // In clusters of 2 (7 programs: 3 clusters; then one per SM), each taking 2 consecutive tiles at a time
+    // (mostly an expert's two blocks at one tile of N, sharing the weights): with K steps of 64 a block is one
+    // TMA box, which each program copies whole; with 128 two, one multicast from each program.
+    config.clusterSize = 2;
+    EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, config));
+    config.gateUpK = 128, config.stages = 2, config.persistentPrograms = 0;
+    EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, config));
+  }
+  // The same clusters where experts get about one block of 128 rows (16 experts, ~100 rows each): a cluster's two
+  // tiles then mostly lie in one block (sharing its rows), else in one column of an expert's two blocks (sharing
+  // the weights) or across experts (sharing nothing); an odd number of tiles leaves the last cluster a tile past
+  // the last.
+  {
+    examples::MoeShape shape{.tokens = 401, .experts = 16, .topk = 4, .hidden = 256, .intermediate = 384};
+    examples::MoeConfig config = examples::moeConfig(shape);
+    ASSERT_EQ(config.blockM, 128);
+    config.weightDescriptors = config.gatherRows = config.persistent = true;
+    config.clusterSize = 2, config.gateUpK = 128, config.stages = 2;
     EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, config));
   }
   // The prefill config with warpgroups skipping padding rows (on sm_90a the second of a 128-row block's two
@@ -919,18 +944,21 @@ TEST(ExamplesOnGpu, ZeroRowsFromSkipsWholeWarpgroupTilesOnWgmma) {
     GTEST_SKIP() << why;
   if (gpu->computeCapability() != 90)
     GTEST_SKIP() << "wgmma (sm_90a) skips; other paths compute every row";
-  // a is all ones, so the promise is broken on purpose: computing a row gives K (64), and a row of a tile that
-  // skipped its wgmmas is unspecified but not that (it is the accumulator, 0, or whatever the registers held), so
-  // each row shows whether its tile issued wgmmas: rows of tiles with a row below `rows` must be 64, the others not.
+  // a's row r is all r + 1 and b all ones, so the promise is broken on purpose: computing row r gives 64 (r + 1).
+  // A row of a tile that skipped its wgmmas is unspecified but not that: it is the accumulator, 0, or whatever
+  // the registers held (on an H200 with 4 warps and a all ones, 1792 of the skipped tile's 4096 elements held 64,
+  // what the live tile's rows held, so rows of one value could not tell them apart). So each row shows whether
+  // its tile issued wgmmas: rows of tiles with a row below `rows` are their product, the others not.
   auto kernel = brick::kernel("zero_rows", [](Ptr<f16> a, Ptr<f16> b, Ptr<f32> out, Int rows) {
     Tensor m = arange(0, 128), n = arange(0, 64), k = arange(0, 64);
     Tensor x = load(a + m.column() * 64 + k.row()), y = load(b + k.column() * 64 + n.row());
     store(out + m.column() * 64 + n.row(), dot(x, y, zeros<f32>({128, 64}), ZeroRowsFrom{rows}));
   });
-  const uint16_t one = 0x3C00; // 1.0 in f16
-  std::vector<uint16_t> ones(128 * 64, one);
-  auto a = examples::host::upload(*gpu, ones.data(), ones.size() * 2);
-  auto b = examples::host::upload(*gpu, ones.data(), 64 * 64 * 2);
+  std::vector<uint16_t> rowValues(128 * 64), ones(64 * 64, brick::floatToHalf(1.0f));
+  for (int i = 0; i < 128 * 64; ++i)
+    rowValues[i] = brick::floatToHalf(float(i / 64 + 1)); // integers up to 2048 are exact in f16
+  auto a = examples::host::upload(*gpu, rowValues.data(), rowValues.size() * 2);
+  auto b = examples::host::upload(*gpu, ones.data(), ones.size() * 2);
   auto out = examples::host::poisoned(*gpu, 128 * 64 * 4);
   ASSERT_TRUE(a && b && out);
   // 4 warps: one warpgroup over two M tiles (rows 0-63, 64-127); 8: two warpgroups, a tile each.
@@ -942,7 +970,7 @@ TEST(ExamplesOnGpu, ZeroRowsFromSkipsWholeWarpgroupTilesOnWgmma) {
       ASSERT_TRUE(failure.empty()) << failure;
       int wrong = 0, first = -1;
       for (int i = 0; i < 128 * 64; ++i)
-        if ((got[i] == 64.0f) != (i / 64 / 64 * 64 < rows) && wrong++ == 0)
+        if ((got[i] == 64.0f * float(i / 64 + 1)) != (i / 64 / 64 * 64 < rows) && wrong++ == 0)
           first = i;
       EXPECT_EQ(wrong, 0) << warps << " warps, rows " << rows << ": first wrong element " << first << " = "
                           << (first >= 0 ? got[first] : 0.0f);
