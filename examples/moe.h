@@ -385,8 +385,8 @@ template <ElementTag T = bf16> auto moeGateUpSorted() {
 /// num_programs, ... of the live blocks' (in moe_gate_up's order). Warp-specialized on sm_90a, the producer warps
 /// fill the next tile's slots while the consumers store this one, and the store overlaps the next tile.
 /// In clusters of C programs (LaunchOptions::clusterSize; a grid of whole clusters), a cluster takes C consecutive
-/// tiles of that order at a time: an expert's blocks at one tile of N share the weights' blocks, one block's tiles
-/// of N (an expert of one block) the rows', each loaded once for the cluster (TMA multicast).
+/// tiles of that order at a time: C blocks of one expert at one tile of N share the weights' blocks, C tiles of N
+/// of one block (a group of one block) the rows', each loaded once for the cluster (TMA multicast).
 template <ElementTag T = bf16> auto moeGateUpPersistent() {
   return kernel("moe_gate_up_persistent", [](TensorDescriptor<T, 2> aSorted, TensorDescriptor<T, 2> w13,
                                              TensorDescriptor<T, 2> hSorted, Ptr<i32> blockExpert, Ptr<i32> blockRuns,
@@ -404,14 +404,19 @@ template <ElementTag T = bf16> auto moeGateUpPersistent() {
       Int first = clusterTile * C, last = first + C - 1, tile = first + cluster_rank();
       MoeBlock block = blockOf(tile);
       // The cluster's last tiles may lie past the last one: they run the last tile's K loop on blocks of rows
-      // past every descriptor's (zeros in, their stores clipped). Consecutive tiles lie in one block or one
-      // column of one expert where the first and the last do.
+      // past every descriptor's (zeros in, their stores clipped).
       block.live = tile < tiles;
       block.tileM = where(block.live, block.tileM, (1 << 30) / BLOCK_M.value());
+      // The order takes a group's blocks fastest, then N: the C tiles lie in one block where the first and the
+      // last do and lie C - 1 tiles of N apart (a group of one block), in one column of one expert where those do
+      // and lie C - 1 blocks apart. (With C = 2 the distances follow; with more, a group of fewer than C blocks
+      // comes back to its first block within the cluster.)
       MoeBlock firstBlock = blockOf(first), lastBlock = blockOf(last);
       Tensor whole = last < tiles;
-      MoeClusterSharing shared{whole & (firstBlock.tileM == lastBlock.tileM),
-                               whole & (firstBlock.tileN == lastBlock.tileN) & (firstBlock.expert == lastBlock.expert)};
+      MoeClusterSharing shared{
+          whole & (firstBlock.tileM == lastBlock.tileM) & (lastBlock.tileN - firstBlock.tileN == C - 1),
+          whole & (firstBlock.tileN == lastBlock.tileN) & (firstBlock.expert == lastBlock.expert) &
+              (lastBlock.tileM - firstBlock.tileM == C - 1)};
       moeGateUpSortedTile(block, aSorted, w13, hSorted, blockRows, I, BLOCK_M, BLOCK_N, BLOCK_K, /*mayBeDead=*/false,
                           SKIP_PADDING.value() != 0, &shared);
     });

@@ -308,8 +308,8 @@ template <brick::ElementTag T> Error MoeLayer<T>::runGateUp(const brick::runtime
       const unsigned cluster = std::max(1u, config_.clusterSize);
       unsigned programs = config_.persistentPrograms ? config_.persistentPrograms
                                                      : unsigned(std::max(1, device_->multiprocessors()));
-      // Whole clusters, at most one per run of `cluster` tiles.
-      programs = std::min(programs / cluster, blocks * unsigned(cdiv(cdiv(I, config_.gateUpN), cluster))) * cluster;
+      // Whole clusters, no more than the tiles need (a cluster takes `cluster` of them at a time).
+      programs = std::min(programs / cluster, unsigned(cdiv(grid.x, cluster))) * cluster;
       specialized.clusterSize = cluster;
       return launchSorted(kernels<T>().gateUpPersistent, brick::Grid{std::max(programs, cluster)});
     }

@@ -460,6 +460,19 @@ def Brick_DescriptorLoadOp : Brick_Op<"descriptor_load", [MemoryEffects<[MemRead
   let hasVerifier = 1;
 }
 
+def Brick_ClusterSharedOp : Brick_Op<"cluster_shared", [MemoryEffects<[MemWrite<Brick_GlobalMemory>]>]> {
+  let summary = "A descriptor load's shared_by_cluster promise, for the interpreter to check";
+  let description = [{
+    `brick.cluster_shared %when [%i, %j]`: every program of this program's cluster reaches this op as many times,
+    each time with the same `%when`, and where it holds with the same indices (the block a `brick.descriptor_load
+    ... shared_by_cluster %when` read here: brick-lower-tensor-descriptors with `check-cluster-sharing` puts it in
+    place of the promise). The interpreter reports a broken promise at the op's location, where the GPU would
+    read wrong blocks or hang; no target lowers it.
+  }];
+  let arguments = (ins I1:$when, Variadic<I32>:$indices);
+  let assemblyFormat = "$when `[` $indices `]` attr-dict";
+}
+
 def Brick_DescriptorStoreOp : Brick_Op<"descriptor_store", [MemoryEffects<[MemWrite]>]> {
   let summary = "Write a block into a tensor descriptor's tensor at `indices`";
   let description = [{

@@ -71,10 +71,23 @@ unsigned memoryBytes(mlir::Type elementType);
 template <class T> T at(const std::vector<T> &values, size_t i) { return values.size() == 1 ? values[0] : values[i]; }
 
 /// One program of the grid, running: the values it has computed so far.
+/// What the programs of one cluster (consecutive along axis 0) promised at each brick.cluster_shared: the
+/// cluster's first program records its visits, each other program must match them one for one.
+struct ClusterPromises {
+  struct Visit {
+    bool when;
+    llvm::SmallVector<int64_t, 2> indices;
+  };
+  llvm::DenseMap<mlir::Operation *, std::vector<Visit>> first;
+  /// The visits of the program now running, per op.
+  llvm::DenseMap<mlir::Operation *, size_t> seen;
+};
+
 class Program {
 public:
-  Program(std::array<unsigned, 3> id, std::array<unsigned, 3> grid, const Options &options)
-      : id(id), grid(grid), options(options) {}
+  Program(std::array<unsigned, 3> id, std::array<unsigned, 3> grid, const Options &options,
+          ClusterPromises *cluster = nullptr)
+      : id(id), grid(grid), options(options), cluster(cluster) {}
 
   /// Runs the ops of `block` up to its terminator, which it returns (null when the block has none).
   llvm::Expected<mlir::Operation *> runBlock(mlir::Block &block);
@@ -93,6 +106,11 @@ public:
 
   const std::array<unsigned, 3> id, grid;
   const Options &options;
+  /// Its cluster's promises (null without clusters).
+  ClusterPromises *const cluster;
+  /// An error where this program (not the cluster's first) reached a brick.cluster_shared fewer times than the
+  /// first; run after the program ends.
+  llvm::Error checkClusterVisits() const;
 
 private:
   llvm::Error runOp(mlir::Operation *op);
@@ -103,6 +121,7 @@ private:
   llvm::Error runIf(mlir::scf::IfOp branch);
   llvm::Error runWhile(mlir::scf::WhileOp loop);
   llvm::Error runPrint(mlir::brick::PrintOp print);
+  llvm::Error runClusterShared(mlir::brick::ClusterSharedOp shared);
   llvm::DenseMap<mlir::Value, Block> values_;
 };
 

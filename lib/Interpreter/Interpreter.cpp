@@ -214,6 +214,8 @@ llvm::Error Program::runOp(Operation *op) {
     set(size, single(size.getType(), options.clusterSize));
     return llvm::Error::success();
   }
+  if (auto shared = dyn_cast<mlir::brick::ClusterSharedOp>(op))
+    return runClusterShared(shared);
   if (auto range = dyn_cast<mlir::brick::MakeRangeOp>(op)) {
     std::vector<int64_t> values(range.getEndValue() - range.getStartValue());
     std::iota(values.begin(), values.end(), range.getStartValue());
@@ -559,6 +561,58 @@ llvm::Error Program::runWhile(scf::WhileOp loop) {
 }
 
 // The GPU's format: "<prefix>pid (x, y, z) idx (i, j) <value>", one line per element.
+llvm::Error Program::runClusterShared(mlir::brick::ClusterSharedOp shared) {
+  if (!cluster)
+    return llvm::Error::success();
+  ClusterPromises::Visit visit{(get(shared.getWhen()).ints[0] & 1) != 0, {}};
+  for (Value index : shared.getIndices())
+    visit.indices.push_back(asSigned(get(index).ints[0], 32));
+  size_t time = cluster->seen[shared]++;
+  unsigned rank = id[0] % options.clusterSize, first = id[0] - rank;
+  std::vector<ClusterPromises::Visit> &visits = cluster->first[shared];
+  if (rank == 0) {
+    visits.push_back(std::move(visit));
+    return llvm::Error::success();
+  }
+  auto list = [](llvm::ArrayRef<int64_t> values) {
+    std::string text;
+    for (int64_t value : values)
+      text += (text.empty() ? "" : ", ") + std::to_string(value);
+    return "[" + text + "]";
+  };
+  std::string prefix = "a block shared by the cluster (sharedByCluster): ";
+  std::string firstProgram = "the cluster's first program (" + std::to_string(first) + ")";
+  if (time >= visits.size())
+    return error(shared, prefix + "this program reads it here " + std::to_string(time + 1) + " times, " +
+                             firstProgram + " " + std::to_string(visits.size()) +
+                             ": the cluster's programs must run the loops around it as many times");
+  const ClusterPromises::Visit &expected = visits[time];
+  std::string when = " (read " + std::to_string(time + 1) + " of it here)";
+  if (visit.when != expected.when)
+    return error(shared, prefix + "its condition is " + (visit.when ? "true" : "false") + " here and " +
+                             (expected.when ? "true" : "false") + " for " + firstProgram + when);
+  if (visit.when && visit.indices != expected.indices)
+    return error(shared, prefix + "this program reads the block at " + list(visit.indices) + ", " + firstProgram +
+                             " at " + list(expected.indices) + when);
+  return llvm::Error::success();
+}
+
+llvm::Error Program::checkClusterVisits() const {
+  if (!cluster || id[0] % options.clusterSize == 0)
+    return llvm::Error::success();
+  for (auto &[op, visits] : cluster->first) {
+    auto seen = cluster->seen.find(op);
+    size_t times = seen == cluster->seen.end() ? 0 : seen->second;
+    if (times < visits.size())
+      return error(op, "a block shared by the cluster (sharedByCluster): this program read it here " +
+                           std::to_string(times) + " times, the cluster's first program (" +
+                           std::to_string(id[0] - id[0] % options.clusterSize) + ") " +
+                           std::to_string(visits.size()) +
+                           ": the cluster's programs must run the loops around it as many times");
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error Program::runPrint(mlir::brick::PrintOp print) {
   llvm::raw_ostream &out = *options.printStream;
   std::string pid = "pid (" + std::to_string(id[0]) + ", " + std::to_string(id[1]) + ", " + std::to_string(id[2]) + ")";
@@ -630,14 +684,22 @@ llvm::Error run(func::FuncOp kernel, std::array<unsigned, 3> grid, llvm::ArrayRe
     }
   }
   mlir::Block &body = kernel.getBody().front();
+  // Programs run one after the other, a cluster's (consecutive along x) together.
+  detail::ClusterPromises promises;
+  bool clustered = options.clusterSize > 1;
   for (unsigned z = 0; z < grid[2]; ++z)
     for (unsigned y = 0; y < grid[1]; ++y)
       for (unsigned x = 0; x < grid[0]; ++x) {
-        detail::Program program({x, y, z}, grid, options);
+        if (clustered && x % options.clusterSize == 0)
+          promises.first.clear();
+        promises.seen.clear();
+        detail::Program program({x, y, z}, grid, options, clustered ? &promises : nullptr);
         program.setAll(body.getArguments(), parameters);
         auto terminator = program.runBlock(body);
         if (!terminator)
           return terminator.takeError();
+        if (llvm::Error error = program.checkClusterVisits())
+          return error;
       }
   return llvm::Error::success();
 }

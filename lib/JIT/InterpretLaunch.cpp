@@ -36,9 +36,12 @@ runtime::Error interpretLaunch(const std::string &name, const std::vector<ParamI
       if (!module)
         return module.error();
       kernel->module = std::move(*module);
-      // Tensor descriptors run as the masked loads and stores every target shares.
+      // Tensor descriptors run as the masked loads and stores every target shares; the blocks a cluster
+      // shares are checked to be the same for all its programs.
       mlir::PassManager lowering(&kernel->context);
-      lowering.addPass(mlir::brick::createBrickLowerTensorDescriptors());
+      mlir::brick::BrickLowerTensorDescriptorsOptions descriptors;
+      descriptors.checkClusterSharing = true;
+      lowering.addPass(mlir::brick::createBrickLowerTensorDescriptors(descriptors));
       if (mlir::failed(lowering.run(*kernel->module)))
         return runtime::Error("kernel '" + name + "': its tensor descriptors could not be lowered for the interpreter");
       kernel->function = interpreter::findKernel(*kernel->module);

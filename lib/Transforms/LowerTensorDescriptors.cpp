@@ -146,6 +146,8 @@ struct LowerTensorDescriptorsPass : impl::BrickLowerTensorDescriptorsBase<LowerT
         MakeTensorDescriptorOp desc = descriptorOf(op, load.getDesc());
         if (!desc || (keepForTMA && takenByTMA(load)))
           return;
+        if (Value shared = load.getSharedByCluster(); shared && checkClusterSharing)
+          ClusterSharedOp::create(b, loc, shared, load.getIndices());
         auto [pointers, mask] = blockAddresses(b, loc, desc, load.getIndices());
         auto type = cast<RankedTensorType>(load.getType());
         Value zero = arith::ConstantOp::create(b, loc, type, cast<TypedAttr>(b.getZeroAttr(type)));

@@ -41,3 +41,22 @@ func.func @line(%p: !brick.ptr<f32>, %n: i32, %map: !brick.tensormap, %i: i32) -
   %x = brick.descriptor_load %d[%i] : !brick.tensordesc<128xf32> -> tensor<128xf32>
   return %x : tensor<128xf32>
 }
+
+// -----
+
+// A shared block's promise: gone without check-cluster-sharing, a brick.cluster_shared of its condition and
+// indices before the load with it (the interpreter's).
+// RUN: brick-opt %s -split-input-file -brick-lower-tensor-descriptors=check-cluster-sharing | FileCheck %s --check-prefix=PROMISE
+// CHECK-LABEL: func.func @shared
+// CHECK-NOT: brick.cluster_shared
+// CHECK: brick.load
+// PROMISE-LABEL: func.func @shared
+// PROMISE: brick.cluster_shared %{{.*}}[%{{.*}}, %{{.*}}]
+// PROMISE-NEXT: brick.make_range
+// PROMISE: brick.load
+func.func @shared(%p: !brick.ptr<f16>, %m: i32, %n: i32, %s0: i64, %map: !brick.tensormap, %i: i32, %j: i32, %when: i1) -> tensor<64x32xf16> {
+  %c1 = arith.constant 1 : i64
+  %d = brick.make_tensor_descriptor %p, [%m, %n], [%s0, %c1], %map : !brick.ptr<f16> -> !brick.tensordesc<64x32xf16>
+  %x = brick.descriptor_load %d[%i, %j] shared_by_cluster %when : !brick.tensordesc<64x32xf16> -> tensor<64x32xf16>
+  return %x : tensor<64x32xf16>
+}

@@ -352,11 +352,13 @@ TEST_P(Examples, MoeLayer) {
   grouped.persistentPrograms = 5;
   EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 300, .experts = 2, .topk = 1, .hidden = 80, .intermediate = 48},
                              examples::MoeWeights::Host, grouped));
-  // ... in clusters of 2 (5 programs: 2 clusters), each taking 2 consecutive tiles of the order at a time: groups
-  // of 3 blocks make some pairs straddle two columns or two experts.
-  grouped.clusterSize = 2;
-  EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 300, .experts = 2, .topk = 1, .hidden = 80, .intermediate = 80},
-                             examples::MoeWeights::Host, grouped));
+  // ... in clusters of 2 and 4 (5 programs: 2 clusters, 1), each taking that many consecutive tiles of the order at
+  // a time: groups of 3 blocks make some clusters straddle two columns or two experts.
+  for (unsigned cluster : {2u, 4u}) {
+    grouped.clusterSize = cluster;
+    EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 300, .experts = 2, .topk = 1, .hidden = 80, .intermediate = 80},
+                               examples::MoeWeights::Host, grouped));
+  }
   grouped.clusterSize = 1;
   // ... with GEMM 1's dots told that each block's rows past its real ones are zero (ZeroRowsFrom: the
   // interpreter checks that they are), persistent and not.

@@ -23,6 +23,7 @@
 
 using namespace brick;
 using runtime::DeviceBuffer;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 namespace {
@@ -554,6 +555,46 @@ TEST(Interpreter, BlocksSharedByAClusterReadAsAnyOther) {
   });
   EXPECT_THAT(failure(wrong.launch(Grid{1}, onCpu(), TensorDescriptorArg::of(in, {4, 8}, {8, 1}, {4, 4}))),
               HasSubstr("TensorDescriptor::load: sharedByCluster's condition is a boolean scalar, got "));
+}
+
+// The promise a shared block makes (every program of the cluster reads it as many times, with the same condition,
+// and where that holds the same block) is what the GPU's multicast trusts; the interpreter checks it and reports a
+// broken one at the load's line, naming the program that broke it and the cluster's first.
+TEST(Interpreter, ABrokenClusterSharingPromiseIsAnErrorAtTheLoad) {
+  // mode 0: program 3 reads another block; 1: the condition differs in program 1; 2: program 1 reads it twice,
+  // program 0 once; 3: program 3 never reads it. Where the condition is false, blocks may differ (mode 4).
+  auto k = kernel("shared_promise", [](TensorDescriptor<f32, 2> in, Ptr<f32> out, Int mode) {
+    Int rank = cluster_rank(), p = program_id(0);
+    Int column = where((mode == 0) & (p == 3), 4, 0) + where(mode == 4, rank * 4, 0);
+    Tensor when = where(mode == 1, rank == 0, mode != 4);
+    Int times = where((mode == 2) & (p == 1), 2, where((mode == 3) & (p == 3), 0, 1));
+    for_range(0, times, 1, [&](Int) {
+      Tensor block = in.load({0, column}, sharedByCluster(when)); // the line errors name
+      store(out + p * 16 + arange(0, 4).column() * 4 + arange(0, 4).row(), block);
+    });
+  });
+  const std::string line = std::string(__FILE__) + ":" + std::to_string(__LINE__ - 4);
+  std::vector<float> input(4 * 8, 1.0f);
+  DeviceBuffer in = buffer(input), out = buffer(std::vector<float>(4 * 16, -1.0f));
+  LaunchOptions pairs = onCpu();
+  pairs.clusterSize = 2;
+  auto launch = [&](int mode) {
+    return k.launch(Grid{4}, pairs, TensorDescriptorArg::of(in, {4, 8}, {8, 1}, {4, 4}), out, mode);
+  };
+  EXPECT_THAT(failure(launch(0)), AllOf(HasSubstr(line), HasSubstr("program (3, 0, 0)"),
+                                        HasSubstr("this program reads the block at [0, 4], the cluster's first "
+                                                  "program (2) at [0, 0] (read 1 of it here)")));
+  EXPECT_THAT(failure(launch(1)), AllOf(HasSubstr("program (1, 0, 0)"),
+                                        HasSubstr("its condition is false here and true for the cluster's first "
+                                                  "program (0)")));
+  EXPECT_THAT(failure(launch(2)), HasSubstr("this program reads it here 2 times, the cluster's first program (0) 1: "
+                                            "the cluster's programs must run the loops around it as many times"));
+  EXPECT_THAT(failure(launch(3)), AllOf(HasSubstr("program (3, 0, 0)"),
+                                        HasSubstr("this program read it here 0 times, the cluster's first program "
+                                                  "(2) 1")));
+  EXPECT_FALSE(launch(4));
+  // Without clusters there is nothing to share, so nothing to check.
+  EXPECT_FALSE(k.launch(Grid{4}, onCpu(), TensorDescriptorArg::of(in, {4, 8}, {8, 1}, {4, 4}), out, 0));
 }
 } // namespace
 

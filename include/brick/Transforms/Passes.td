@@ -27,9 +27,14 @@ def BrickLowerTensorDescriptors : Pass<"brick-lower-tensor-descriptors", "::mlir
     it with TMA into the dot's shared buffer, and brickgpu-lower-descriptor-loads what the pipeline leaves. A 2-D
     store of 1-, 2- or 4-byte elements whose rows fill a swizzle span stays too, for
     brickgpu-lower-descriptor-stores (a TMA store).
+
+    With `check-cluster-sharing` (the interpreter's), a lowered load with `shared_by_cluster %s` first gets a
+    `brick.cluster_shared %s [indices]`, so that the interpreter checks the promise the GPU's multicast trusts.
   }];
   let options = [
     Option<"keepForTMA", "keep-for-tma", "bool", "false", "Leave the loads that feed dots, and the stores, for TMA (sm_90a)">,
+    Option<"checkClusterSharing", "check-cluster-sharing", "bool", "false",
+           "Before each lowered load with shared_by_cluster, a brick.cluster_shared of its promise (the interpreter checks it)">,
   ];
   let dependentDialects = ["::mlir::brick::BrickDialect", "::mlir::arith::ArithDialect"];
 }

@@ -128,6 +128,9 @@ func.func @hints(%x: tensor<8x16xi32>, %n: i32, %c: tensor<8xi1>) {
   %k = brick.hint %x {constancy = array<i64: 8, 1>} : tensor<8x16xi32>
   // CHECK: brick.assume %{{.*}} : tensor<8xi1>
   brick.assume %c : tensor<8xi1>
+  // CHECK: brick.cluster_shared %{{.*}}[%{{.*}}, %{{.*}}]
+  %t = arith.constant true
+  brick.cluster_shared %t [%n, %n]
   return
 }
 
