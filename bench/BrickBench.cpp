@@ -610,7 +610,8 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
 /// "64,64,64,128,64,8,4,4,3": BLOCK_M, then GEMM 1's BLOCK_N and BLOCK_K, GEMM 2's, GROUP_M, GEMM 1's and GEMM 2's
 /// warps, stages; ",tma" after them: GEMM 1's weights through a tensor descriptor, ",tma,gather" its token rows too
 /// (",tma,gather,persistent": as a persistent kernel, ",c2" (or c4, c8) after it in clusters of that many
-/// programs; ",skip" after gather or persistent: GEMM 1's warpgroups skip padding rows, MoeConfig::skipPadding) (BRICK_BENCH_MOE_CONFIG, or --moe's arguments).
+/// programs; ",skip" after gather or persistent: GEMM 1's warpgroups skip padding rows, MoeConfig::skipPadding)
+/// (BRICK_BENCH_MOE_CONFIG, or --moe's arguments).
 examples::MoeConfig parseMoeConfig(const char *text) {
   examples::MoeConfig c;
   int length = 0;
@@ -637,7 +638,8 @@ std::string moeConfigText(const examples::MoeConfig &c) {
          std::to_string(c.downN) + "," + std::to_string(c.downK) + "," + std::to_string(c.groupM) + "," +
          std::to_string(c.gateUpWarps) + "," + std::to_string(c.downWarps) + "," + std::to_string(c.stages) +
          (c.weightDescriptors ? ",tma" : "") + (c.gatherRows ? ",gather" : "") + (c.persistent ? ",persistent" : "") +
-         (c.clusterSize > 1 ? ",c" + std::to_string(c.clusterSize) : "") + (c.skipPadding ? ",skip" : "");
+         (c.persistent && c.clusterSize > 1 ? ",c" + std::to_string(c.clusterSize) : "") +
+         (c.skipPadding ? ",skip" : "");
 }
 
 /// --moe: the whole MoE layer (examples/moe.h: routing, alignment, GEMM 1 with silu * up, GEMM 2 with the routing

@@ -371,7 +371,8 @@ template <brick::ElementTag T> std::string MoeLayer<T>::tunedChoice() const {
   const std::vector<int64_t> gateUpKey = {shape_.intermediate, shape_.hidden, pairs};
   if (gatherRows())
     return std::string("gate_up (rows gathered, all by descriptor") + (config_.persistent ? ", persistent" : "") +
-           (config_.persistent && config_.clusterSize > 1 ? ", clusters of " + std::to_string(config_.clusterSize) : "") +
+           (config_.persistent && config_.clusterSize > 1 ? ", clusters of " + std::to_string(config_.clusterSize)
+                                                           : "") +
            (config_.skipPadding ? ", padding skipped" : "") +
            ") [" + std::to_string(config_.gateUpN) + ", " + std::to_string(config_.gateUpK) + ", " +
            std::to_string(config_.groupM) + "] warps=" +

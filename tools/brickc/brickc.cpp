@@ -127,8 +127,13 @@ int main(int argc, char **argv) {
       if (next != constants.size() || next != expected)
         return fail("--constants: example '" + exampleName + "' has " + Twine(expected) + " Const parameters, got " +
                     Twine(constants.size()));
-      if (example->withConstants)
+      if (example->withConstants) {
         spec = example->withConstants(std::vector<int64_t>(constants.begin(), constants.end()));
+        // (The catalog's own mistake, as when a kernel gains a Const parameter and its rule does not.)
+        if (spec.empty())
+          return fail("--constants: example '" + exampleName + "' makes no specialization from " +
+                      Twine(constants.size()) + " constants (examples/catalog.cpp)");
+      }
     }
     brick::BuildResult built = example->buildSpecialization(&context, spec, [&](mlir::Operation *op) {
       module = mlir::OwningOpRef<mlir::ModuleOp>(cast<mlir::ModuleOp>(op->clone()));
