@@ -53,8 +53,10 @@ struct MoeConfig {
   /// 4.62 against 4.49-4.55, Mixtral 2.71-2.74 against 2.61-2.72) and at 128 over 2 stages lost (5.57-5.90 and
   /// 3.35-3.42; K steps of 128 alone took 5.12-5.65 for DeepSeek-V3). A build whose TMA boxes were at most 64
   /// rows (so that K steps of 64 multicast too) gave no gain either: 4.71-4.79 against 4.63-4.71 alone, Mixtral
-  /// 2.90 against 2.61-2.72 (why not measured; perhaps what the programs save in L2 reads they lose waiting for
-  /// each other).
+  /// 2.90 against 2.61-2.72. ncu (DeepSeek-V3, K steps of 128) counted 41.44 GB of L2 traffic in clusters
+  /// against 42.34 alone (DRAM 16.2 and 16.1 GB; 5.40 against 4.97 ms): 2% less, where the blocks a cluster
+  /// shares (an expert's second block's weights, one-block experts' rows) are, counted, a fifth of it. Whether ncu
+  /// counts a multicast once per program it reaches, or the hardware serves it so, is not settled.
   /// Pairing tiles side by side in N instead, sharing the rows, lost 25% (5.85-5.98 against 4.53-4.75): it splits
   /// each expert's two blocks, which read the same weights, across clusters.
   unsigned clusterSize = 1;
