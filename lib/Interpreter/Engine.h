@@ -9,6 +9,7 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
@@ -70,7 +71,6 @@ unsigned memoryBytes(mlir::Type elementType);
 /// Element `i` of an operand; a one-element operand broadcasts (a scalar meeting a block in a reduce combiner).
 template <class T> T at(const std::vector<T> &values, size_t i) { return values.size() == 1 ? values[0] : values[i]; }
 
-/// One program of the grid, running: the values it has computed so far.
 /// What the programs of one cluster (consecutive along axis 0) promised at each brick.cluster_shared: the
 /// cluster's first program records its visits, each other program must match them one for one.
 struct ClusterPromises {
@@ -78,11 +78,13 @@ struct ClusterPromises {
     bool when;
     llvm::SmallVector<int64_t, 2> indices;
   };
-  llvm::DenseMap<mlir::Operation *, std::vector<Visit>> first;
+  /// In the order the first program first reached each op, so that errors do not depend on where ops lie.
+  llvm::MapVector<mlir::Operation *, std::vector<Visit>> first;
   /// The visits of the program now running, per op.
   llvm::DenseMap<mlir::Operation *, size_t> seen;
 };
 
+/// One program of the grid, running: the values it has computed so far.
 class Program {
 public:
   Program(std::array<unsigned, 3> id, std::array<unsigned, 3> grid, const Options &options,
@@ -111,6 +113,8 @@ public:
   /// An error where this program (not the cluster's first) reached a brick.cluster_shared fewer times than the
   /// first; run after the program ends.
   llvm::Error checkClusterVisits() const;
+  /// "(x, y, z)" of the first program of this program's cluster.
+  std::string firstOfCluster() const;
 
 private:
   llvm::Error runOp(mlir::Operation *op);

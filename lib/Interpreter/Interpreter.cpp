@@ -560,7 +560,6 @@ llvm::Error Program::runWhile(scf::WhileOp loop) {
   return llvm::Error::success();
 }
 
-// The GPU's format: "<prefix>pid (x, y, z) idx (i, j) <value>", one line per element.
 llvm::Error Program::runClusterShared(mlir::brick::ClusterSharedOp shared) {
   if (!cluster)
     return llvm::Error::success();
@@ -568,7 +567,7 @@ llvm::Error Program::runClusterShared(mlir::brick::ClusterSharedOp shared) {
   for (Value index : shared.getIndices())
     visit.indices.push_back(asSigned(get(index).ints[0], 32));
   size_t time = cluster->seen[shared]++;
-  unsigned rank = id[0] % options.clusterSize, first = id[0] - rank;
+  unsigned rank = id[0] % options.clusterSize;
   std::vector<ClusterPromises::Visit> &visits = cluster->first[shared];
   if (rank == 0) {
     visits.push_back(std::move(visit));
@@ -581,7 +580,7 @@ llvm::Error Program::runClusterShared(mlir::brick::ClusterSharedOp shared) {
     return "[" + text + "]";
   };
   std::string prefix = "a block shared by the cluster (sharedByCluster): ";
-  std::string firstProgram = "the cluster's first program (" + std::to_string(first) + ")";
+  std::string firstProgram = "the cluster's first program " + firstOfCluster();
   if (time >= visits.size())
     return error(shared, prefix + "this program reads it here " + std::to_string(time + 1) + " times, " +
                              firstProgram + " " + std::to_string(visits.size()) +
@@ -597,6 +596,11 @@ llvm::Error Program::runClusterShared(mlir::brick::ClusterSharedOp shared) {
   return llvm::Error::success();
 }
 
+std::string Program::firstOfCluster() const {
+  return "(" + std::to_string(id[0] - id[0] % options.clusterSize) + ", " + std::to_string(id[1]) + ", " +
+         std::to_string(id[2]) + ")";
+}
+
 llvm::Error Program::checkClusterVisits() const {
   if (!cluster || id[0] % options.clusterSize == 0)
     return llvm::Error::success();
@@ -605,14 +609,14 @@ llvm::Error Program::checkClusterVisits() const {
     size_t times = seen == cluster->seen.end() ? 0 : seen->second;
     if (times < visits.size())
       return error(op, "a block shared by the cluster (sharedByCluster): this program read it here " +
-                           std::to_string(times) + " times, the cluster's first program (" +
-                           std::to_string(id[0] - id[0] % options.clusterSize) + ") " +
+                           std::to_string(times) + " times, the cluster's first program " + firstOfCluster() + " " +
                            std::to_string(visits.size()) +
                            ": the cluster's programs must run the loops around it as many times");
   }
   return llvm::Error::success();
 }
 
+// The GPU's format: "<prefix>pid (x, y, z) idx (i, j) <value>", one line per element.
 llvm::Error Program::runPrint(mlir::brick::PrintOp print) {
   llvm::raw_ostream &out = *options.printStream;
   std::string pid = "pid (" + std::to_string(id[0]) + ", " + std::to_string(id[1]) + ", " + std::to_string(id[2]) + ")";

@@ -530,8 +530,9 @@ TEST(Interpreter, TensorDescriptorBlocksStartingBeforeTheTensorReadZerosThere) {
 } // namespace
 
 namespace {
-// A block the cluster shares (sharedByCluster) reads as any other, in clusters or not; its condition is a boolean
-// scalar, and anything else is an error at its line.
+// A block the cluster shares (sharedByCluster) reads as any other, in clusters or not (each cluster its own block:
+// a promise kept, which the interpreter checks); its condition is a boolean scalar, and anything else is an error at
+// its line.
 TEST(Interpreter, BlocksSharedByAClusterReadAsAnyOther) {
   auto k = kernel("shared_block", [](TensorDescriptor<f32, 2> in, Ptr<f32> out) {
     Tensor block = in.load({0, program_id(0) / cluster_size() * 4}, sharedByCluster(cluster_rank() >= 0));
@@ -583,15 +584,16 @@ TEST(Interpreter, ABrokenClusterSharingPromiseIsAnErrorAtTheLoad) {
   };
   EXPECT_THAT(failure(launch(0)), AllOf(HasSubstr(line), HasSubstr("program (3, 0, 0)"),
                                         HasSubstr("this program reads the block at [0, 4], the cluster's first "
-                                                  "program (2) at [0, 0] (read 1 of it here)")));
+                                                  "program (2, 0, 0) at [0, 0] (read 1 of it here)")));
   EXPECT_THAT(failure(launch(1)), AllOf(HasSubstr("program (1, 0, 0)"),
                                         HasSubstr("its condition is false here and true for the cluster's first "
-                                                  "program (0)")));
-  EXPECT_THAT(failure(launch(2)), HasSubstr("this program reads it here 2 times, the cluster's first program (0) 1: "
-                                            "the cluster's programs must run the loops around it as many times"));
+                                                  "program (0, 0, 0)")));
+  EXPECT_THAT(failure(launch(2)), HasSubstr("this program reads it here 2 times, the cluster's first program "
+                                            "(0, 0, 0) 1: the cluster's programs must run the loops around it as "
+                                            "many times"));
   EXPECT_THAT(failure(launch(3)), AllOf(HasSubstr("program (3, 0, 0)"),
                                         HasSubstr("this program read it here 0 times, the cluster's first program "
-                                                  "(2) 1")));
+                                                  "(2, 0, 0) 1")));
   EXPECT_FALSE(launch(4));
   // Without clusters there is nothing to share, so nothing to check.
   EXPECT_FALSE(k.launch(Grid{4}, onCpu(), TensorDescriptorArg::of(in, {4, 8}, {8, 1}, {4, 4}), out, 0));
