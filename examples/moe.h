@@ -34,7 +34,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <optional>
 #include <utility>
 #include <vector>
 
@@ -345,16 +344,17 @@ void moeGateUpSortedTile(const MoeBlock &block, const TensorDescriptor<T, 2> &aS
   if (skipPadding)
     realRows = load(blockRows + block.tileM, block.live, 0);
   Tensor gate = zeros<f32>({blockM, blockN}), up = zeros<f32>({blockM, blockN});
+  const Tensor *rowsShared = shared ? &shared->rows : nullptr, *weightsShared = shared ? &shared->weights : nullptr;
   for_range(0, block.kTiles, 1, carry(gate, up), [&](Int k) {
-    auto loadShared = [&](const TensorDescriptor<T, 2> &desc, const Int &first, const Tensor *when) {
+    auto loadBlock = [&](const TensorDescriptor<T, 2> &desc, const Int &first, const Tensor *when) {
       return when ? desc.load({first, k * blockK}, sharedByCluster(*when)) : desc.load({first, k * blockK});
     };
-    Tensor aBlock = loadShared(aSorted, row, shared ? &shared->rows : nullptr);
+    Tensor aBlock = loadBlock(aSorted, row, rowsShared);
     auto product = [&](const Tensor &weights, const Tensor &acc) {
       return skipPadding ? dot(aBlock, weights, acc, ZeroRowsFrom{realRows}) : dot(aBlock, weights, acc);
     };
-    gate = product(loadShared(w13, gateRow, shared ? &shared->weights : nullptr).trans(), gate);
-    up = product(loadShared(w13, upRow, shared ? &shared->weights : nullptr).trans(), up);
+    gate = product(loadBlock(w13, gateRow, weightsShared).trans(), gate);
+    up = product(loadBlock(w13, upRow, weightsShared).trans(), up);
   });
   auto store = [&] { hSorted.store({row, block.tileN * blockN}, moeActivation(gate, up)); };
   if (mayBeDead) // a block past the padded total stores nothing

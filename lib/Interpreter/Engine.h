@@ -115,6 +115,9 @@ public:
   llvm::Error checkClusterVisits() const;
   /// "(x, y, z)" of the first program of this program's cluster.
   std::string firstOfCluster() const;
+  /// The error where this program `verb` ("reads": so far, "read": in all) a shared block at `op` `times` times
+  /// and the cluster's first program `firstTimes`.
+  llvm::Error visitCountError(mlir::Operation *op, llvm::StringRef verb, size_t times, size_t firstTimes) const;
 
 private:
   llvm::Error runOp(mlir::Operation *op);

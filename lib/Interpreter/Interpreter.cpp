@@ -575,16 +575,16 @@ llvm::Error Program::runClusterShared(mlir::brick::ClusterSharedOp shared) {
   }
   auto list = [](llvm::ArrayRef<int64_t> values) {
     std::string text;
-    for (int64_t value : values)
-      text += (text.empty() ? "" : ", ") + std::to_string(value);
-    return "[" + text + "]";
+    llvm::raw_string_ostream os(text);
+    os << "[";
+    llvm::interleaveComma(values, os);
+    os << "]";
+    return text;
   };
   std::string prefix = "a block shared by the cluster (sharedByCluster): ";
   std::string firstProgram = "the cluster's first program " + firstOfCluster();
   if (time >= visits.size())
-    return error(shared, prefix + "this program reads it here " + std::to_string(time + 1) + " times, " +
-                             firstProgram + " " + std::to_string(visits.size()) +
-                             ": the cluster's programs must run the loops around it as many times");
+    return visitCountError(shared, "reads", time + 1, visits.size());
   const ClusterPromises::Visit &expected = visits[time];
   std::string when = " (read " + std::to_string(time + 1) + " of it here)";
   if (visit.when != expected.when)
@@ -594,6 +594,13 @@ llvm::Error Program::runClusterShared(mlir::brick::ClusterSharedOp shared) {
     return error(shared, prefix + "this program reads the block at " + list(visit.indices) + ", " + firstProgram +
                              " at " + list(expected.indices) + when);
   return llvm::Error::success();
+}
+
+llvm::Error Program::visitCountError(Operation *op, llvm::StringRef verb, size_t times, size_t firstTimes) const {
+  return error(op, "a block shared by the cluster (sharedByCluster): this program " + verb + " it here " +
+                       std::to_string(times) + " times, the cluster's first program " + firstOfCluster() + " " +
+                       std::to_string(firstTimes) + ": the cluster's programs must run the loops around it as many "
+                       "times");
 }
 
 std::string Program::firstOfCluster() const {
@@ -608,10 +615,7 @@ llvm::Error Program::checkClusterVisits() const {
     auto seen = cluster->seen.find(op);
     size_t times = seen == cluster->seen.end() ? 0 : seen->second;
     if (times < visits.size())
-      return error(op, "a block shared by the cluster (sharedByCluster): this program read it here " +
-                           std::to_string(times) + " times, the cluster's first program " + firstOfCluster() + " " +
-                           std::to_string(visits.size()) +
-                           ": the cluster's programs must run the loops around it as many times");
+      return visitCountError(op, "read", times, visits.size());
   }
   return llvm::Error::success();
 }
