@@ -284,7 +284,7 @@ template <ElementTag T> struct MatmulShape {
   }
   /// Launches persistentTuner (tuning at the first launch for this shape); the chosen config's description.
   runtime::Error launchTuned(std::string *chosen = nullptr) {
-    auto programs = [&](const TuningConfig &c) { return examples::persistentGrid(c, m, n, device->multiprocessors()); };
+    auto programs = [&](const TuningConfig &c) { return examples::persistentGrid(c, m, n); };
     runtime::Error error = persistentTuner().launch(
         programs, LaunchOptions{}, TensorDescriptorArg::of(da, {m, k}, {k, 1}, {}).blocksFromConfig({0, 2}),
         TensorDescriptorArg::of(db, {k, n}, {n, 1}, {}).blocksFromConfig({2, 1}),
@@ -311,9 +311,7 @@ template <ElementTag T> struct MatmulShape {
     options.warpSpecialize = config.warpSpecialize;
     if (persistent) {
       options.clusterSize = config.clusterSize;
-      unsigned programs = examples::persistentPrograms(config.programs(m, n), config.clusterSize,
-                                                       device->multiprocessors());
-      return persistentKernel().launch(Grid{programs}, options,
+      return persistentKernel().launch(Grid::persistent(config.programs(m, n)), options,
                                        TensorDescriptorArg::of(da, {m, k}, {k, 1}, {config.blockM, config.blockK}),
                                        TensorDescriptorArg::of(db, {k, n}, {n, 1}, {config.blockK, config.blockN}),
                                        TensorDescriptorArg::of(dc, {m, n}, {n, 1}, {config.blockM, config.blockN}), m, n,

@@ -51,7 +51,7 @@ struct MatmulProblem {
   std::optional<MatmulConfig> config;                      // default: matmulConfig(m, n, k, ...)
   unsigned targetCapability = 0;                           // LaunchOptions::targetCapability
   bool descriptors = false; // matmulDescriptors (16-byte row strides; transposeB: matmulDescriptorsTransposedB)
-  bool persistent = false;                                 // matmulPersistent (as descriptors), one program per SM
+  bool persistent = false;                                 // matmulPersistent (as descriptors), one wave of programs
 };
 /// C = A * B with A and B of T (f16, bf16, f32: C the same; i8: C is i32), checked against float64: every
 /// element, or for large problems 4096 random ones and the last row and column.

@@ -241,15 +241,11 @@ inline TuningConfig tuningConfig(const MatmulConfig &config) {
   return {{config.blockM, config.blockN, config.blockK, config.groupM}, config.warps, config.stages,
           config.warpSpecialize, config.clusterSize};
 }
-/// matmulPersistent's grid for `tiles` tiles on a GPU of `multiprocessors` SMs (4 on the interpreter): one program
-/// per SM, never more than the tiles (rounded up to whole clusters), in whole clusters of `cluster`.
-inline unsigned persistentPrograms(unsigned tiles, unsigned cluster, int multiprocessors) {
-  return std::min((tiles + cluster - 1) / cluster * cluster, unsigned(std::max(4, multiprocessors)) / cluster * cluster);
-}
-/// The same grid for an M x N product and a config the autotuner tries (BLOCK_M and BLOCK_N its constants 0, 1).
-inline Grid persistentGrid(const TuningConfig &config, int64_t m, int64_t n, int multiprocessors) {
-  auto tiles = unsigned(((m + config.get(0) - 1) / config.get(0)) * ((n + config.get(1) - 1) / config.get(1)));
-  return Grid{persistentPrograms(tiles, config.clusterSize, multiprocessors)};
+/// matmulPersistent's grid for an M x N product and a config the autotuner tries (BLOCK_M and BLOCK_N its
+/// constants 0, 1): one wave (Grid::persistent) over its tiles.
+inline Grid persistentGrid(const TuningConfig &config, int64_t m, int64_t n) {
+  int64_t tilesM = (m + config.get(0) - 1) / config.get(0), tilesN = (n + config.get(1) - 1) / config.get(1);
+  return Grid::persistent(unsigned(tilesM * tilesN));
 }
 inline bool matmulCandidateFits(const MatmulConfig &config, int m) { return (config.blockM == 16) == (m <= 16); }
 

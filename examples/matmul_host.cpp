@@ -174,9 +174,7 @@ template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &dev
     if (problem.persistent) {
       auto &tuned =
           autotunedMatmul(matmulPersistentKernel<T>(problem.precision), device, elementBytes, capability, true);
-      auto programs = [&](const brick::TuningConfig &config) {
-        return persistentGrid(config, m, n, device.multiprocessors());
-      };
+      auto programs = [&](const brick::TuningConfig &config) { return persistentGrid(config, m, n); };
       brick::runtime::Error e = tuned.launch(programs, tunedOptions, a, b, c, m, n, k, fromConfig, fromConfig,
                                              fromConfig, fromConfig);
       check.what += chosenFor(tuned, key);
@@ -210,9 +208,8 @@ template <brick::ElementTag T> Check runMatmul(const brick::runtime::Device &dev
       return autotuned();
     if (problem.persistent) {
       using brick::TensorDescriptorArg;
-      unsigned programs = persistentPrograms(config.programs(m, n), config.clusterSize, device.multiprocessors());
       return matmulPersistentKernel<T>(problem.precision)
-          .launch(brick::Grid{programs}, options,
+          .launch(brick::Grid::persistent(config.programs(m, n)), options,
                   TensorDescriptorArg::of(*da, {m, k}, {aStride, 1}, {config.blockM, config.blockK}),
                   TensorDescriptorArg::of(*db, {k, n}, {bStride, 1}, {config.blockK, config.blockN}),
                   TensorDescriptorArg::of(*dc, {m, n}, {cStride, 1}, {config.blockM, config.blockN}), m, n, k,

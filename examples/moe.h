@@ -381,9 +381,10 @@ template <ElementTag T = bf16> auto moeGateUpSorted() {
   });
 }
 
-/// moe_gate_up_sorted as a persistent kernel: launch one program per SM (or fewer); program p takes tiles p, p +
-/// num_programs, ... of the live blocks' (in moe_gate_up's order). Warp-specialized on sm_90a, the producer warps
-/// fill the next tile's slots while the consumers store this one, and the store overlaps the next tile.
+/// moe_gate_up_sorted as a persistent kernel: launch one wave (Grid::persistent over the tiles); program p takes
+/// tiles p, p + num_programs, ... of the live blocks' (in moe_gate_up's order). Warp-specialized on sm_90a, the
+/// producer warps fill the next tile's slots while the consumers store this one, and the store overlaps the next
+/// tile.
 /// In clusters of C programs (LaunchOptions::clusterSize; a grid of whole clusters), a cluster takes C consecutive
 /// tiles of that order at a time: C blocks of one expert at one tile of N share the weights' blocks, C tiles of N
 /// of one block (a group of one block) the rows', each loaded once for the cluster (TMA multicast).

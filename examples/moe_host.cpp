@@ -306,11 +306,12 @@ template <brick::ElementTag T> Error MoeLayer<T>::runGateUp(const brick::runtime
     };
     if (config_.persistent) {
       const unsigned cluster = std::max(1u, config_.clusterSize);
-      unsigned programs = config_.persistentPrograms ? config_.persistentPrograms
-                                                     : unsigned(std::max(1, device_->multiprocessors()));
-      // Whole clusters, no more than the tiles need (a cluster takes `cluster` of them at a time).
-      programs = std::min(programs / cluster, unsigned(cdiv(grid.x, cluster))) * cluster;
       specialized.clusterSize = cluster;
+      // One wave over the tiles (grid.x, every block's); or the programs a test asks for, in whole clusters and
+      // no more than the tiles need (a cluster takes `cluster` of them at a time).
+      if (!config_.persistentPrograms)
+        return launchSorted(kernels<T>().gateUpPersistent, brick::Grid::persistent(grid.x));
+      unsigned programs = std::min(config_.persistentPrograms / cluster, unsigned(cdiv(grid.x, cluster))) * cluster;
       return launchSorted(kernels<T>().gateUpPersistent, brick::Grid{std::max(programs, cluster)});
     }
     return launchSorted(kernels<T>().gateUpSorted, grid);

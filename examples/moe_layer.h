@@ -40,10 +40,10 @@ struct MoeConfig {
   /// config's tiles (not tuned), and stores the activations in that order by descriptor (a TMA store), as GEMM 2
   /// then reads them. Where I's rows are whole 16-byte units; otherwise as without.
   bool gatherRows = false;
-  /// With gatherRows: GEMM 1 as a persistent kernel (moeGateUpPersistent: a program per SM, warp-specialized on
+  /// With gatherRows: GEMM 1 as a persistent kernel (moeGateUpPersistent: one wave of programs, warp-specialized on
   /// sm_90a, so that a tile's store overlaps the next tile's loads).
   bool persistent = false;
-  /// Its programs (at most its tiles): 0 for one per SM (one on the interpreter).
+  /// Its programs (at most its tiles): 0 for one wave, as many as fit the GPU at once (Grid::persistent).
   unsigned persistentPrograms = 0;
   /// With persistent: programs in clusters of this many (LaunchOptions::clusterSize; the programs rounded down to
   /// whole clusters), which take consecutive tiles (moeGateUpPersistent): an expert's blocks at one tile of N

@@ -203,12 +203,24 @@ Expected<LoadedKernel> LoadedKernel::load(const Device &device, const KernelBund
   return LoadedKernel(bundle, std::move(*module), *function);
 }
 
-Error LoadedKernel::launch(std::array<unsigned, 3> grid, const Stream *stream, void **arguments) const {
-  // Code for older GPUs numbers its clusters without hardware clusters (a bundle's target is "sm_NN[a]"; compared
-  // as a number, so that sm_100 counts as newer than sm_90).
+unsigned LoadedKernel::hardwareClusterSize() const {
+  // A bundle's target is "sm_NN[a]"; compared as a number, so that sm_100 counts as newer than sm_90.
   bool clusters = bundle_.target.rfind("sm_", 0) == 0 && std::atoi(bundle_.target.c_str() + 3) >= 90;
-  return function_.launch(grid, 32 * bundle_.numWarps, bundle_.sharedMemory, stream, arguments,
-                          clusters ? bundle_.clusterSize : 1);
+  return clusters ? bundle_.clusterSize : 1;
+}
+
+Error LoadedKernel::launch(std::array<unsigned, 3> grid, const Stream *stream, void **arguments) const {
+  return function_.launch(grid, 32 * bundle_.numWarps, bundle_.sharedMemory, stream, arguments, hardwareClusterSize());
+}
+
+Expected<unsigned> LoadedKernel::maxResidentPrograms() const {
+  if (unsigned known = residentPrograms_->load(std::memory_order_relaxed))
+    return known;
+  Expected<unsigned> resident =
+      function_.maxResidentBlocks(32 * bundle_.numWarps, bundle_.sharedMemory, hardwareClusterSize());
+  if (resident)
+    residentPrograms_->store(*resident, std::memory_order_relaxed);
+  return resident;
 }
 
 } // namespace brick::runtime

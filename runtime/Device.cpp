@@ -300,8 +300,7 @@ Expected<Function> Module::function(const std::string &name) const {
   return function;
 }
 
-Error Function::launch(std::array<unsigned, 3> grid, unsigned threads, unsigned sharedBytes, const Stream *stream,
-                       void **arguments, unsigned clusterSize) const {
+Error Function::prepare(unsigned threads, unsigned sharedBytes) const {
   const Driver &d = device_->driver();
   const FunctionAttributes &a = attributes_;
   if (static_cast<int>(threads) > a.maxThreadsPerBlock)
@@ -319,6 +318,14 @@ Error Function::launch(std::array<unsigned, 3> grid, unsigned threads, unsigned 
     *optedInShared_ = sharedBytes;
   }
   (void)kDefaultSharedLimit;
+  return Error();
+}
+
+Error Function::launch(std::array<unsigned, 3> grid, unsigned threads, unsigned sharedBytes, const Stream *stream,
+                       void **arguments, unsigned clusterSize) const {
+  const Driver &d = device_->driver();
+  if (Error e = prepare(threads, sharedBytes))
+    return e;
   if (clusterSize > 1) {
     if (grid[0] % clusterSize != 0)
       return Error("kernel '" + name_ + "' runs in clusters of " + std::to_string(clusterSize) +
@@ -337,6 +344,33 @@ Error Function::launch(std::array<unsigned, 3> grid, unsigned threads, unsigned 
   return d.check(d.cuLaunchKernel(handle_, grid[0], grid[1], grid[2], threads, 1, 1, sharedBytes,
                                   stream ? stream->handle() : nullptr, arguments, nullptr),
                  "launching kernel '" + name_ + "'");
+}
+
+Expected<unsigned> Function::maxResidentBlocks(unsigned threads, unsigned sharedBytes, unsigned clusterSize) const {
+  const Driver &d = device_->driver();
+  if (Error e = prepare(threads, sharedBytes)) // the occupancy calls assume the launch's shared memory is allowed
+    return e;
+  if (clusterSize > 1) {
+    if (!d.cuOccupancyMaxActiveClusters)
+      return Error("kernel '" + name_ + "': this CUDA driver has no cuOccupancyMaxActiveClusters");
+    CUlaunchAttribute cluster{};
+    cluster.id = kLaunchAttributeClusterDimension;
+    cluster.value.clusterDim = {clusterSize, 1, 1};
+    CUlaunchConfig config{clusterSize, 1, 1, threads, 1, 1, sharedBytes, nullptr, &cluster, 1};
+    int clusters = 0;
+    if (Error e = d.check(d.cuOccupancyMaxActiveClusters(&clusters, handle_, &config),
+                          "kernel '" + name_ + "': counting the clusters of " + std::to_string(clusterSize) +
+                              " that fit the device at once"))
+      return e;
+    return unsigned(clusters) * clusterSize;
+  }
+  if (!d.cuOccupancyMaxActiveBlocksPerMultiprocessor)
+    return Error("kernel '" + name_ + "': this CUDA driver has no cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  int blocks = 0;
+  if (Error e = d.check(d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, handle_, int(threads), sharedBytes),
+                        "kernel '" + name_ + "': counting the blocks that fit an SM at once"))
+    return e;
+  return unsigned(blocks) * unsigned(device_->multiprocessors());
 }
 
 } // namespace brick::runtime

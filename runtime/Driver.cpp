@@ -65,6 +65,9 @@ Expected<Driver> Driver::open(const char *path) {
   std::string optional;
   resolve(library, "cuTensorMapEncodeTiled", d.cuTensorMapEncodeTiled, optional);
   resolve(library, "cuLaunchKernelEx", d.cuLaunchKernelEx, optional);
+  resolve(library, "cuOccupancyMaxActiveBlocksPerMultiprocessor", d.cuOccupancyMaxActiveBlocksPerMultiprocessor,
+          optional);
+  resolve(library, "cuOccupancyMaxActiveClusters", d.cuOccupancyMaxActiveClusters, optional);
   if (!missing.empty())
     return Error(std::string("the CUDA driver ") + path + " lacks " + missing + " (Brick needs a driver for CUDA 12 or newer)");
   return d;

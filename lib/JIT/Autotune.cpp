@@ -642,8 +642,8 @@ runtime::Error autotunedLaunch(TunerState &tuner, const std::string &name, const
       skip(i, "numStages must be from 1 to 8");
     else if (!runtime::Function::isClusterSize(config.clusterSize))
       skip(i, "clusterSize must be 1, 2, 4 or 8");
-    else if (unsigned x = grid(config).x; x % config.clusterSize)
-      skip(i, "the grid's x (" + std::to_string(x) + ") is not a whole number of clusters of " +
+    else if (Grid g = grid(config); !g.oneWave && g.x % config.clusterSize)
+      skip(i, "the grid's x (" + std::to_string(g.x) + ") is not a whole number of clusters of " +
                   std::to_string(config.clusterSize));
     else if (runtime::Error invalid = validateArguments(name, params, filled[i].data(), count))
       skip(i, invalid.message());

@@ -377,10 +377,27 @@ runtime::Error validateLaunch(const std::string &name, Grid grid, const LaunchOp
   if (!runtime::Function::isClusterSize(options.clusterSize))
     return runtime::Error("kernel '" + name + "': clusterSize must be 1, 2, 4 or 8, got " +
                           std::to_string(options.clusterSize));
-  if (grid.x % options.clusterSize != 0)
+  if (grid.oneWave && (grid.y != 1 || grid.z != 1))
+    return runtime::Error("kernel '" + name + "': a persistent grid is one wave of programs along x; got (" +
+                          std::to_string(grid.x) + ", " + std::to_string(grid.y) + ", " + std::to_string(grid.z) + ")");
+  if (!grid.oneWave && grid.x % options.clusterSize != 0)
     return runtime::Error("kernel '" + name + "': clusters of " + std::to_string(options.clusterSize) +
                           " programs need a grid whose x is a multiple of that, got " + std::to_string(grid.x));
   return runtime::Error();
+}
+
+/// A persistent grid made concrete: its work rounded up to whole clusters, no more than the `resident`
+/// programs (rounded down to whole clusters) that fit the device at once.
+runtime::Expected<Grid> residentGrid(const std::string &name, Grid grid, unsigned cluster, unsigned resident) {
+  if (!grid.oneWave)
+    return grid;
+  unsigned fit = resident / cluster * cluster;
+  if (fit == 0)
+    return runtime::Error("kernel '" + name + "': a persistent grid, but not even one " +
+                          (cluster > 1 ? "cluster of " + std::to_string(cluster) + " programs" : std::string("program")) +
+                          " fits the device at once (its registers or shared memory are too many)");
+  uint64_t work = (uint64_t(grid.x) + cluster - 1) / cluster * cluster;
+  return Grid{unsigned(std::min<uint64_t>(work, fit)), 1, 1};
 }
 } // namespace
 
@@ -472,8 +489,13 @@ runtime::Error launch(const std::string &name, const std::vector<ParamInfo> &par
   runtime::Expected<const runtime::Device *> device = launchDevice(options);
   if (!device)
     return runtime::Error("kernel '" + name + "': " + device.error().message());
-  if ((*device)->isInterpreter())
-    return interpretLaunch(name, params, state, describe, grid, options, args, count);
+  if ((*device)->isInterpreter()) {
+    // The interpreter runs programs in turn; a persistent grid gets those of 4 SMs, as small as a GPU's is large.
+    auto concrete = residentGrid(name, grid, options.clusterSize, std::max(4u, options.clusterSize));
+    if (!concrete)
+      return concrete.error();
+    return interpretLaunch(name, params, state, describe, *concrete, options, args, count);
+  }
   int capability = (*device)->computeCapability();
   llvm::SmallVector<int64_t, 24> key;
   compactKey(params, args, options, capability, key);
@@ -515,6 +537,15 @@ runtime::Error launch(const std::string &name, const std::vector<ParamInfo> &par
   llvm::SmallVector<void *, 24> pointers;
   for (PackedArg &value : packed)
     pointers.push_back(value.bytes);
+  if (grid.oneWave) {
+    auto resident = loaded->maxResidentPrograms();
+    if (!resident)
+      return resident.error();
+    auto concrete = residentGrid(name, grid, options.clusterSize, *resident);
+    if (!concrete)
+      return concrete.error();
+    grid = *concrete;
+  }
   runtime::trace::Range range([&] { return "brick launch " + name; });
   return loaded->launch({grid.x, grid.y, grid.z}, options.stream, pointers.data());
 }

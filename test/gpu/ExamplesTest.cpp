@@ -1120,7 +1120,7 @@ TEST(ExamplesOnGpu, PersistentMatmulTunesOverWarpSpecializedAndClusteredConfigs)
   F16Product product(*gpu, m, n, k);
   ASSERT_TRUE(product.uploaded());
   auto &[a, b, da, db, dc] = product;
-  auto programs = [&](const TuningConfig &c) { return examples::persistentGrid(c, m, n, gpu->multiprocessors()); };
+  auto programs = [&](const TuningConfig &c) { return examples::persistentGrid(c, m, n); };
   AutotuneOptions options;
   options.persist = false;
   auto tuned = autotune(examples::matmulPersistent<f16>(), configs, TuningKey{{3, 4, 5}}, options);

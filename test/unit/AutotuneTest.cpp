@@ -451,4 +451,27 @@ TEST(Autotune, ClusterSizesReachTheLaunchAndBadOnesAreSkipped) {
     ASSERT_EQ(result[i], 400 + (i / 32) % 4) << "element " << i;
 }
 
+// A persistent grid (Grid::persistent) names the work, not the programs: it is not skipped for being no whole
+// number of clusters, and each config's launch gets one wave of its clusters (4 on the interpreter; 8 for 8).
+TEST(Autotune, PersistentGridsOfAnyWorkSuitEveryClusterSize) {
+  TemporaryCache cache("persistent");
+  auto wave = kernel("wave", [](Ptr<i32> out, Int work, Const<int> BLOCK) {
+    store(out + program_id(0) * BLOCK + arange(0, BLOCK), zeros<i32>({BLOCK}) + num_programs(0));
+  });
+  std::vector<TuningConfig> configs = {{{8}, 1, 1, false, 2}, {{8}, 1, 1, false, 8}};
+  auto tuned = autotune(wave, configs, TuningKey{{1}}, quick());
+  auto out = std::move(*runtime::DeviceBuffer::allocate(interpreter(), 8 * 8 * 4));
+  auto grid = [](const TuningConfig &) { return Grid::persistent(7); };
+  runtime::Error error = tuned.launch(grid, LaunchOptions{.device = &interpreter()}, out, 7, fromConfig);
+  ASSERT_FALSE(error) << error.message();
+  Tuning tuning = tuned.tunings().at(0);
+  for (const auto &trial : tuning.trials)
+    EXPECT_EQ(trial.skipped, "");
+  std::vector<int32_t> result(64, -1);
+  ASSERT_FALSE(out.copyToHost(result.data(), 64 * 4));
+  int32_t programs = tuning.chosen == 0 ? 4 : 8; // 7 rounded up to clusters of 2, at most 4; or one cluster of 8
+  for (int i = 0; i < programs * 8; ++i)
+    ASSERT_EQ(result[i], programs) << "element " << i << ", config " << tuning.chosen;
+}
+
 } // namespace

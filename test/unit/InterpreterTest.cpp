@@ -396,6 +396,34 @@ TEST(Interpreter, RefusesLaunchesAGpuRefuses) {
               HasSubstr("clusters of 2 programs need a grid whose x is a multiple of that, got 3"));
 }
 
+// Grid::persistent(work): one wave of whole clusters, no more than the work needs; the interpreter counts 4 SMs.
+TEST(Interpreter, APersistentGridIsOneWaveOfWholeClustersAndNoMoreThanTheWork) {
+  auto k = kernel("wave", [](Ptr<i32> out) { store(out + program_id(0), num_programs(0)); });
+  auto programs = [&](unsigned work, unsigned cluster) {
+    DeviceBuffer out = buffer(std::vector<int32_t>(16, -1));
+    LaunchOptions options = onCpu();
+    options.clusterSize = cluster;
+    runtime::Error error = k.launch(Grid::persistent(work), options, out);
+    EXPECT_FALSE(error) << failure(error);
+    std::vector<int32_t> values = read<int32_t>(out);
+    int32_t launched = values[0];
+    for (int p = 0; p < 16; ++p) // programs [0, launched) ran and saw the grid's size; no others ran
+      EXPECT_EQ(values[p], p < launched ? launched : -1) << "work " << work << ", clusters of " << cluster;
+    return launched;
+  };
+  EXPECT_EQ(programs(100, 1), 4);
+  EXPECT_EQ(programs(3, 1), 3);  // no more than the work
+  EXPECT_EQ(programs(3, 2), 4);  // rounded up to whole clusters
+  EXPECT_EQ(programs(1, 2), 2);
+  EXPECT_EQ(programs(100, 4), 4);
+  EXPECT_EQ(programs(100, 8), 8); // one cluster, even where it is more than 4 SMs' worth
+  DeviceBuffer out = buffer(std::vector<int32_t>(16));
+  Grid twoRows = Grid::persistent(8);
+  twoRows.y = 2;
+  EXPECT_THAT(failure(k.launch(twoRows, onCpu(), out)), HasSubstr("a persistent grid is one wave of programs along x"));
+  EXPECT_THAT(failure(k.launch(Grid::persistent(0), onCpu(), out)), HasSubstr("grid (0, 1, 1) is not launchable"));
+}
+
 // cluster_rank() and cluster_size(): program_id(0) mod the launch's clusterSize, and it (1 and 0 without).
 TEST(Interpreter, ClusterRankAndSize) {
   auto k = kernel("cluster_place", [](Ptr<i32> out) {

@@ -13,8 +13,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <random>
 
 using namespace brick::runtime;
@@ -112,6 +114,87 @@ TEST(Runtime, BadPtxShowsTheJitLog) {
   ASSERT_FALSE(module.ok());
   EXPECT_THAT(module.error().message(), HasSubstr("loading PTX: CUDA_ERROR_INVALID_PTX"));
   EXPECT_THAT(module.error().message(), HasSubstr("the driver's JIT said"));
+}
+
+// Each block adds itself to a counter, then watches it (up to `spins` reads) and writes the most it saw: every
+// block sees all of the grid only where all of it is resident at once.
+constexpr const char *kRendezvousPtx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry rendezvous(.param .u64 counter, .param .u64 seen, .param .u32 spins) {
+  .reg .pred %p<4>;
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<6>;
+  mov.u32 %r1, %tid.x;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra DONE;
+  ld.param.u64 %rd1, [counter];
+  ld.param.u64 %rd2, [seen];
+  ld.param.u32 %r2, [spins];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r8, %nctaid.x;
+  atom.global.add.u32 %r3, [%rd1], 1;
+  mov.u32 %r4, 0;
+  mov.u32 %r5, 0;
+WATCH:
+  ld.relaxed.gpu.global.u32 %r6, [%rd1];
+  max.u32 %r4, %r4, %r6;
+  setp.ge.u32 %p3, %r4, %r8;
+  @%p3 bra STORE;
+  add.u32 %r5, %r5, 1;
+  setp.lt.u32 %p2, %r5, %r2;
+  @%p2 bra WATCH;
+STORE:
+  mov.u32 %r7, %ctaid.x;
+  mul.wide.u32 %rd3, %r7, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r4;
+DONE:
+  ret;
+}
+)";
+
+// Function::maxResidentBlocks (what Grid::persistent launches): that many blocks, in whole clusters, are all
+// resident at once, and one cluster more is not. With 200 KB of shared memory a block has an SM to itself, and
+// clusters fit the GPCs whole: on an H200, 30 clusters of 4 (120 blocks), not 132 / 4.
+TEST(Runtime, MaxResidentBlocksAreAllResidentAtOnceAndNoMore) {
+  REQUIRE_DEVICE(device);
+  if (device->computeCapability() < 90)
+    GTEST_SKIP() << "thread block clusters need sm_90; this is sm_" << device->computeCapability();
+  auto module = Module::loadPTX(*device, kRendezvousPtx);
+  ASSERT_TRUE(module.ok()) << module.error().message();
+  auto kernel = module->function("rendezvous");
+  ASSERT_TRUE(kernel.ok()) << kernel.error().message();
+  const unsigned shared = 200 * 1024, sms = unsigned(device->multiprocessors());
+  auto counter = DeviceBuffer::allocate(*device, 4), seen = DeviceBuffer::allocate(*device, 4 * (sms + 8));
+  auto stream = Stream::create(*device);
+  ASSERT_TRUE(counter.ok() && seen.ok() && stream.ok());
+  // The fewest blocks that saw all `blocks` of a launch of that many in clusters of `cluster`.
+  auto fewestSeen = [&](unsigned blocks, unsigned cluster) {
+    EXPECT_FALSE(counter->fill(0));
+    EXPECT_FALSE(seen->fill(0xFF));
+    CUdeviceptr c = counter->address(), s = seen->address();
+    uint32_t spins = 1 << 18; // a few hundred ms of reads: enough for every resident block to arrive
+    void *args[] = {&c, &s, &spins};
+    Error launched = kernel->launch({blocks, 1, 1}, 128, shared, &*stream, args, cluster);
+    EXPECT_FALSE(launched) << launched.message();
+    EXPECT_FALSE(stream->synchronize());
+    std::vector<uint32_t> values(blocks);
+    EXPECT_FALSE(seen->copyToHost(values.data(), 4 * blocks));
+    return *std::min_element(values.begin(), values.end());
+  };
+  for (unsigned cluster : {1u, 2u, 4u, 8u}) {
+    auto resident = kernel->maxResidentBlocks(128, shared, cluster);
+    ASSERT_TRUE(resident.ok()) << resident.error().message();
+    EXPECT_GT(*resident, 0u) << "clusters of " << cluster;
+    EXPECT_LE(*resident, sms / cluster * cluster) << "clusters of " << cluster;
+    EXPECT_EQ(*resident % cluster, 0u) << "clusters of " << cluster;
+    std::printf("clusters of %u: %u blocks of 200 KB resident at once (%u SMs)\n", cluster, *resident, sms);
+    EXPECT_EQ(fewestSeen(*resident, cluster), *resident) << "clusters of " << cluster << ": not all resident";
+    EXPECT_LT(fewestSeen(*resident + cluster, cluster), *resident + cluster)
+        << "clusters of " << cluster << ": one cluster more than " << *resident << " blocks was resident too";
+  }
 }
 
 TEST(Runtime, LaunchesBrickPtx) {

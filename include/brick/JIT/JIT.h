@@ -33,6 +33,21 @@ namespace brick {
 
 struct Grid {
   unsigned x = 1, y = 1, z = 1;
+  /// A persistent kernel's grid (Grid::persistent): x is the most programs it can use (say, its tiles); the
+  /// launch runs as many as are resident on the device at once, no more than x rounded up to whole clusters.
+  bool oneWave = false;
+
+  /// One wave of programs along x for a kernel that loops over `work` items (tiles) with num_programs(0) as its
+  /// stride: min(work, what fits the device at once), in whole clusters of LaunchOptions::clusterSize. What fits is
+  /// the driver's count for the compiled kernel's registers and shared memory (cuOccupancyMaxActiveClusters with
+  /// clusters, which knows how they fit the GPU's GPCs: on an H200 30 clusters of 4, not 132 / 4), so no program
+  /// waits for another to finish. The interpreter, which runs programs in turn, counts 4 SMs.
+  static Grid persistent(unsigned work) {
+    Grid grid;
+    grid.x = work;
+    grid.oneWave = true;
+    return grid;
+  }
 };
 
 struct LaunchOptions {

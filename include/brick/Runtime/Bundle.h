@@ -11,6 +11,7 @@
 
 #include "brick/Runtime/Device.h"
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -68,8 +69,13 @@ public:
   bool readsTensorMaps() const { return readsTensorMaps_; }
   /// Launches with `grid` programs; `arguments` point at one value per bundle parameter.
   Error launch(std::array<unsigned, 3> grid, const Stream *stream, void **arguments) const;
+  /// How many programs can be resident on the device at once (Function::maxResidentBlocks for the bundle's
+  /// warps, shared memory and clusters): the most a persistent grid launches.
+  Expected<unsigned> maxResidentPrograms() const;
 
 private:
+  /// The cluster size the launch asks the hardware for: code for older GPUs numbers its clusters without them.
+  unsigned hardwareClusterSize() const;
   LoadedKernel(KernelBundle bundle, Module module, Function function)
       : bundle_(std::move(bundle)), module_(std::make_shared<Module>(std::move(module))), function_(function),
         readsTensorMaps_(bundle_.ptx.find("cp.async.bulk.tensor") != std::string::npos) {}
@@ -77,6 +83,8 @@ private:
   std::shared_ptr<Module> module_;
   Function function_;
   bool readsTensorMaps_;
+  /// maxResidentPrograms' answer once asked (0: not yet), shared by copies: it is the same for every launch.
+  std::shared_ptr<std::atomic<unsigned>> residentPrograms_ = std::make_shared<std::atomic<unsigned>>(0);
 };
 
 } // namespace brick::runtime

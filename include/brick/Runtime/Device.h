@@ -144,12 +144,21 @@ public:
   /// many consecutive blocks along x, which must divide grid[0].
   Error launch(std::array<unsigned, 3> grid, unsigned threads, unsigned sharedBytes, const Stream *stream,
                void **arguments, unsigned clusterSize = 1) const;
+  /// How many blocks of `threads` threads with `sharedBytes` of dynamic shared memory can be resident on the
+  /// device at once, as the driver counts them for this kernel's registers and shared memory: whole clusters of
+  /// `clusterSize` (cuOccupancyMaxActiveClusters, which knows how clusters fit the GPU's GPCs; fewer than the SMs
+  /// over the cluster size), or with no clusters blocks per SM times the SMs. A grid of at most that many runs in
+  /// one wave, as a persistent kernel's must. 0 where not even one fits.
+  Expected<unsigned> maxResidentBlocks(unsigned threads, unsigned sharedBytes, unsigned clusterSize = 1) const;
 
   /// The cluster sizes a launch may ask for (LaunchOptions::clusterSize): 1, 2, 4 or 8.
   static bool isClusterSize(unsigned size) { return size == 1 || size == 2 || size == 4 || size == 8; }
 
 private:
   friend class Module;
+  /// Checks `threads` and the shared memory against the limits, and opts the kernel in to `sharedBytes` of
+  /// dynamic shared memory where that is over what it is allowed yet.
+  Error prepare(unsigned threads, unsigned sharedBytes) const;
   const Device *device_ = nullptr;
   CUfunction handle_ = nullptr;
   std::string name_;

@@ -91,6 +91,10 @@ struct Driver {
                                      const uint64_t *globalDim, const uint64_t *globalStrides, const unsigned *boxDim,
                                      const unsigned *elementStrides, int interleave, int swizzle, int l2Promotion,
                                      int oobFill);
+  /// Optional: null when missing; only persistent grids (brick::Grid::persistent) need them.
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *blocks, CUfunction, int blockSize,
+                                                          size_t dynamicSharedBytes);
+  CUresult (*cuOccupancyMaxActiveClusters)(int *clusters, CUfunction, const CUlaunchConfig *);
 
   /// The driver of this process, opened on first use from libcuda.so.1 (or $BRICK_CUDA_DRIVER) and
   /// initialized; the error says what was missing.
