@@ -193,7 +193,7 @@ template <ElementTag T> struct MatmulShape {
   Precision precision;
   unsigned targetCapability;
   bool descriptors = false; // examples::matmulDescriptors instead of the pointer kernel
-  bool persistent = false;  // examples::matmulPersistent (descriptors), one program per SM
+  bool persistent = false;  // examples::matmulPersistent (descriptors), one wave (Grid::persistent)
   bool transposedB = false; // with descriptors: b holds B^T (N x K), examples::matmulDescriptorsTransposedB
   bool splitN = false;      // with transposedB: splitNKernel (two dots of BLOCK_N / 2 a tile)
   std::vector<float> a, b;
@@ -453,7 +453,7 @@ void benchColdLaunch(unsigned target) {
   reportColdLaunches("matmul_persistent_ws", [&] {
     auto kernel = examples::matmulPersistent<brick::f16>();
     check(kernel.launch(
-        Grid{std::min(persistent.programs(512, 512), unsigned(device->multiprocessors()))}, persistentOptions,
+        Grid::persistent(persistent.programs(512, 512)), persistentOptions,
         TensorDescriptorArg::of(problem.da, {512, 512}, {512, 1}, block(persistent.blockM, persistent.blockK)),
         TensorDescriptorArg::of(problem.db, {512, 512}, {512, 1}, block(persistent.blockK, persistent.blockN)),
         TensorDescriptorArg::of(problem.dc, {512, 512}, {512, 1}, block(persistent.blockM, persistent.blockN)), 512,

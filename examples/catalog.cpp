@@ -72,7 +72,7 @@ const std::vector<Example> &catalog() {
            matmulDescriptorsTransposedB<brick::f16>(), descriptorMatmulTransposedB(128, 128, 32, 8),
            MatmulConfig{}.warps, MatmulConfig{}.stages),
       make("matmul_persistent",
-           "C = A * B, persistent (a program per SM takes tiles in turn), through tensor descriptors (f16, "
+           "C = A * B, persistent (one wave of programs takes tiles in turn), through tensor descriptors (f16, "
            "128x128x32 blocks, 4 warps, 4 stages)",
            matmulPersistent<brick::f16>(), descriptorMatmul(128, 128, 32, 8), MatmulConfig{}.warps, MatmulConfig{}.stages),
       make("attention",
@@ -92,7 +92,7 @@ const std::vector<Example> &catalog() {
            "(bf16, 128x128x64 tiles, GROUP_M = 16, 8 warps, 4 stages)",
            moeGateUpSorted<brick::bf16>(), sortedMoe(128, 128, 64, 16), 8, 4),
       make("moe_persistent",
-           "moe_sorted as a persistent kernel: a program per SM takes tiles in turn (bf16, 128x128x64 tiles, GROUP_M "
+           "moe_sorted as a persistent kernel: one wave of programs takes tiles in turn (bf16, 128x128x64 tiles, GROUP_M "
            "= 16, 8 warps, 4 stages)",
            moeGateUpPersistent<brick::bf16>(), sortedMoe(128, 128, 64, 16), 8, 4),
       make("moe_gather_rows", "MoE: token rows copied into sorted order (bf16, 16 rows x 512 columns a program)",

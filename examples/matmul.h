@@ -94,7 +94,7 @@ template <ElementTag T = f16, ElementTag Out = T> auto matmulDescriptorsTranspos
   });
 }
 
-/// The same product as a persistent kernel: launch as many programs as the GPU runs at once (one per SM); each
+/// The same product as a persistent kernel: launch as many programs as the GPU runs at once (Grid::persistent); each
 /// takes tiles program_id, program_id + num_programs, ... in the grouped order. With warp specialization (sm_90a)
 /// the producer warpgroup fills the next tile's slots while the consumers store this one. Launched in clusters
 /// (LaunchOptions::clusterSize), a cluster takes C tiles at a time, one per program, that read the same blocks of

@@ -56,7 +56,9 @@ struct MoeConfig {
   /// 2.90 against 2.61-2.72. ncu (DeepSeek-V3, K steps of 128) counted 41.44 GB of L2 traffic in clusters
   /// against 42.34 alone (DRAM 16.2 and 16.1 GB; 5.40 against 4.97 ms): 2% less, where the blocks a cluster
   /// shares (an expert's second block's weights, one-block experts' rows) are, counted, a fifth of it. Whether ncu
-  /// counts a multicast once per program it reaches, or the hardware serves it so, is not settled.
+  /// counts a multicast once per program it reaches, or the hardware serves it so, is not settled: the dense
+  /// persistent matmul (8192^3, 128x256 tiles, B's 4 boxes multicast in pairs, which should cut its L2 reads by a
+  /// third) read 9% fewer sectors from L2 (lts__t_sectors_srcunit_tex 290.1M -> 263.0M) in the same time.
   /// Pairing tiles side by side in N instead, sharing the rows, lost 25% (5.85-5.98 against 4.53-4.75): it splits
   /// each expert's two blocks, which read the same weights, across clusters.
   unsigned clusterSize = 1;
@@ -64,8 +66,13 @@ struct MoeConfig {
   /// that on wgmma a warpgroup whose 64 rows are all an expert's padding skips its instructions. Off: on an H200
   /// at 4096 tokens it made GEMM 1 slower (persistent, in turns: Mixtral 2.70-3.14 ms against 2.55-2.79,
   /// DeepSeek-V3 5.82-6.32 against 4.44-4.75), while the same branches taken always (no skipping) cost nothing
-  /// (2.62-2.75 and 4.61-4.68), so the loss is the skipping itself; a guess, not measured: cheaper tail tiles run
-  /// out of step with the tiles reading the same weights. Ignored without gatherRows (or where it falls back).
+  /// (2.62-2.75 and 4.61-4.68), so the loss is the skipping itself. ncu (`ncu --clock-control none`, one GEMM 1
+  /// at 4096 tokens, plain against skipping) says where it goes. In the persistent DeepSeek-V3 kernel, cheaper
+  /// tail tiles run out of step with the tiles reading the same weights, which are then read from DRAM again:
+  /// 23.91 GB read against 16.63, 4.12 -> 5.60 ms. Without persistence the weights stay read once (16.6 GB),
+  /// but the kernel is bound by L2 (96-98% of its peak both ways), so fewer wgmmas buy nothing: 4.25 -> 4.36
+  /// ms. Mixtral's (not persistent) read 35% more through L2 (19.11 -> 25.84 GB) for the same DRAM bytes, 2.58
+  /// -> 2.67 ms; why is not known. Ignored without gatherRows (or where it falls back).
   bool skipPadding = false;
   /// The GEMMs launch through the autotuner (brick/JIT/Autotune.h): for this BLOCK_M, the tiles, warps and stages
   /// of each are tuned per (N, K, pairs rounded up to a power of two), moeCandidates' first being these.

@@ -311,11 +311,11 @@ Error Function::prepare(unsigned threads, unsigned sharedBytes) const {
   if (totalShared > device_->maxSharedMemoryPerBlock())
     return Error("kernel '" + name_ + "' needs " + std::to_string(totalShared) + " bytes of shared memory, more than the " +
                  std::to_string(device_->maxSharedMemoryPerBlock()) + " a block can have on " + device_->name());
-  if (static_cast<int>(sharedBytes) > *optedInShared_) {
+  if (static_cast<int>(sharedBytes) > optedInShared_->load()) {
     if (Error e = d.check(d.cuFuncSetAttribute(handle_, kFunctionMaxDynamicSharedSizeBytes, sharedBytes),
                           "kernel '" + name_ + "': allowing " + std::to_string(sharedBytes) + " bytes of dynamic shared memory"))
       return e;
-    *optedInShared_ = sharedBytes;
+    optedInShared_->store(int(sharedBytes)); // racing threads opt in to the same bytes
   }
   (void)kDefaultSharedLimit;
   return Error();

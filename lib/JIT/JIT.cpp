@@ -364,7 +364,11 @@ namespace {
 /// What a GPU accepts, checked the same way for the interpreter: a grid of 1 to 2^31 - 1 programs along x and
 /// up to 65535 along y and z, a power of two from 1 to 32 warps, 1 to 8 stages.
 runtime::Error validateLaunch(const std::string &name, Grid grid, const LaunchOptions &options) {
-  if (grid.x < 1 || grid.x > 0x7fffffffu || grid.y < 1 || grid.y > 65535 || grid.z < 1 || grid.z > 65535)
+  // A persistent grid's x is its work, which one wave of programs takes however large it is.
+  if (grid.oneWave && grid.x == 0)
+    return runtime::Error("kernel '" + name + "': a persistent grid needs work: Grid::persistent(0)");
+  if (grid.x < 1 || (!grid.oneWave && grid.x > 0x7fffffffu) || grid.y < 1 || grid.y > 65535 || grid.z < 1 ||
+      grid.z > 65535)
     return runtime::Error("kernel '" + name + "': grid (" + std::to_string(grid.x) + ", " + std::to_string(grid.y) +
                           ", " + std::to_string(grid.z) +
                           ") is not launchable: 1 to 2147483647 programs along x, 1 to 65535 along y and z");

@@ -177,7 +177,8 @@ TEST_P(Examples, MatmulDescriptors) {
                                                      .descriptors = true}));
   EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = 33, .n = 18, .k = 66, .transposeB = true, .padding = 6,
                                                       .descriptors = true}));
-  // Persistent: 4 programs (interpreter) or one per SM take the 2 x 3 tiles in turn.
+  // Persistent: one wave (4 programs on the interpreter; 6 on a GPU, no more than the tiles) takes the 2 x 3
+  // tiles in turn.
   EXPECT_PASSES(examples::runMatmul<f16>(device(), {.m = 100, .n = 82, .k = 50, .padding = 14, .persistent = true}));
   // ... in clusters of 2 (cluster_rank, cluster_size). 32x32 tiles: 4 x 3 in pairs side by side that share A's
   // blocks, the second of each row's last pair past the end. 32x64 tiles: 4 x 2 in pairs of the grouped order
@@ -242,7 +243,7 @@ TEST_P(Examples, MatmulWarpGroupConfigs) {
       EXPECT_PASSES(examples::runMatmul<bf16>(device(), {.m = 700, .n = 500, .k = 300, .transposeB = transposedB,
                                                           .padding = 4, .config = config, .descriptors = true}));
   }
-  // Persistent (a program per SM takes tiles in turn), warp-specialized or not: ragged shapes, more tiles than
+  // Persistent (one wave of programs takes tiles in turn), warp-specialized or not: ragged shapes, more tiles than
   // programs and fewer; 4 stages beside the epilogue's box-sized store buffer, and 3. Warp-specialized, a tile's
   // TMA store boxes go in the next tile's K steps, several in the last step where there are fewer steps than
   // boxes (2 boxes here, 4 for the 128x256 tiles below; K loops of 1 and 3 steps).
@@ -387,7 +388,7 @@ TEST_P(Examples, MoeLayer) {
     EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, config));
     config.gatherRows = true;
     EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, config));
-    // Persistent and warp-specialized (4 stages beside the epilogue's TMA box, and 3); a program per SM, and 7
+    // Persistent and warp-specialized (4 stages beside the epilogue's TMA box, and 3); one wave, and 7 programs
     // (many tiles each).
     config.persistent = true;
     EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, config));
@@ -395,7 +396,7 @@ TEST_P(Examples, MoeLayer) {
     EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, config));
     config.persistentPrograms = 7;
     EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, config));
-    // In clusters of 2 (7 programs: 3 clusters; then one per SM), each taking 2 consecutive tiles at a time
+    // In clusters of 2 (7 programs: 3 clusters; then one wave), each taking 2 consecutive tiles at a time
     // (mostly an expert's two blocks at one tile of N, sharing the weights): with K steps of 64 a block is one
     // TMA box, which each program copies whole; with 128 two, one multicast from each program.
     config.clusterSize = 2;
@@ -936,6 +937,49 @@ TEST(ExamplesOnGpu, InlineAsmRunsThePtxPerElement) {
     uint32_t x = uint32_t(in[i]), rotated = (x << 8) | (x >> 24);
     uint64_t sum = uint64_t(rotated) + x;
     ASSERT_EQ(uint32_t(got[i]), uint32_t(sum) ^ (uint32_t(sum >> 32) << 31)) << i;
+  }
+}
+
+// Grid::persistent through the JIT: the programs it launches (whole clusters) are all resident at once. Each adds
+// itself to a counter and then watches it; a program that never sees the final count ran in a later wave.
+TEST(ExamplesOnGpu, APersistentGridIsResidentAtOnce) {
+  std::string why;
+  const runtime::Device *gpu = deviceFor(Where::Gpu, &why);
+  if (!gpu)
+    GTEST_SKIP() << why;
+  auto kernel = brick::kernel("rendezvous", [](Ptr<i32> counter, Ptr<i32> seen, Ptr<i32> programs, Int spins) {
+    Tensor one = arange(0, 1) * 0;
+    atomic_add(counter + one, 1);
+    Tensor most = zeros<i32>({1});
+    for_range(0, spins, 1, carry(most), [&](Int) { most = maximum(most, atomic_add(counter + one, 0)); });
+    store(seen + program_id(0) + one, most);
+    store(programs + one, zeros<i32>({1}) + num_programs(0));
+  });
+  const int capacity = 1 << 16;
+  std::vector<unsigned> clusters = {1u};
+  if (gpu->computeCapability() >= 90)
+    clusters.push_back(4u);
+  for (unsigned cluster : clusters) {
+    std::vector<int32_t> zero = {0};
+    auto counter = examples::host::upload(*gpu, zero), programs = examples::host::upload(*gpu, zero);
+    auto seen = examples::host::poisoned(*gpu, capacity * 4);
+    ASSERT_TRUE(counter && programs && seen);
+    LaunchOptions options{.numWarps = 1};
+    options.clusterSize = cluster;
+    ASSERT_FALSE(kernel.launch(Grid::persistent(1u << 30), options, *counter, *seen, *programs, 4000));
+    std::string failure;
+    int32_t launched = examples::host::download<int32_t>(*programs, 1, failure)[0];
+    int32_t total = examples::host::download<int32_t>(*counter, 1, failure)[0];
+    ASSERT_TRUE(failure.empty()) << failure;
+    ASSERT_GT(launched, 0);
+    ASSERT_LE(launched, capacity);
+    EXPECT_EQ(launched % int32_t(cluster), 0) << "clusters of " << cluster;
+    EXPECT_GE(launched, gpu->multiprocessors() / 2) << "clusters of " << cluster << ": a small kernel fills the GPU";
+    auto values = examples::host::download<int32_t>(*seen, size_t(launched), failure);
+    ASSERT_TRUE(failure.empty()) << failure;
+    int late = int(std::count_if(values.begin(), values.end(), [&](int32_t v) { return v != total; }));
+    EXPECT_EQ(late, 0) << "clusters of " << cluster << ": of " << launched << " programs " << late
+                       << " did not see all of them arrive";
   }
 }
 

@@ -168,6 +168,7 @@ TEST(Runtime, MaxResidentBlocksAreAllResidentAtOnceAndNoMore) {
   ASSERT_TRUE(kernel.ok()) << kernel.error().message();
   const unsigned shared = 200 * 1024, sms = unsigned(device->multiprocessors());
   auto counter = DeviceBuffer::allocate(*device, 4), seen = DeviceBuffer::allocate(*device, 4 * (sms + 8));
+  // (a launch of more blocks than `seen` holds is never made: the count is checked first)
   auto stream = Stream::create(*device);
   ASSERT_TRUE(counter.ok() && seen.ok() && stream.ok());
   // The fewest blocks that saw all `blocks` of a launch of that many in clusters of `cluster`.
@@ -187,9 +188,8 @@ TEST(Runtime, MaxResidentBlocksAreAllResidentAtOnceAndNoMore) {
   for (unsigned cluster : {1u, 2u, 4u, 8u}) {
     auto resident = kernel->maxResidentBlocks(128, shared, cluster);
     ASSERT_TRUE(resident.ok()) << resident.error().message();
-    EXPECT_GT(*resident, 0u) << "clusters of " << cluster;
-    EXPECT_LE(*resident, sms / cluster * cluster) << "clusters of " << cluster;
-    EXPECT_EQ(*resident % cluster, 0u) << "clusters of " << cluster;
+    ASSERT_GT(*resident, 0u) << "clusters of " << cluster;
+    ASSERT_LE(*resident, sms / cluster * cluster) << "clusters of " << cluster; // one block per SM at most
     std::printf("clusters of %u: %u blocks of 200 KB resident at once (%u SMs)\n", cluster, *resident, sms);
     EXPECT_EQ(fewestSeen(*resident, cluster), *resident) << "clusters of " << cluster << ": not all resident";
     EXPECT_LT(fewestSeen(*resident + cluster, cluster), *resident + cluster)

@@ -38,10 +38,12 @@ struct Grid {
   bool oneWave = false;
 
   /// One wave of programs along x for a kernel that loops over `work` items (tiles) with num_programs(0) as its
-  /// stride: min(work, what fits the device at once), in whole clusters of LaunchOptions::clusterSize. What fits is
-  /// the driver's count for the compiled kernel's registers and shared memory (cuOccupancyMaxActiveClusters with
-  /// clusters, which knows how they fit the GPU's GPCs: on an H200 30 clusters of 4, not 132 / 4), so no program
-  /// waits for another to finish. The interpreter, which runs programs in turn, counts 4 SMs.
+  /// stride: `work` rounded up to whole clusters of LaunchOptions::clusterSize, but no more than fit the device at
+  /// once (rounded down to whole clusters), so no program waits for another to finish. What fits is the driver's
+  /// count for the compiled kernel's threads, registers and shared memory: in hardware clusters (sm_90 code)
+  /// cuOccupancyMaxActiveClusters, which knows how clusters fit the GPU's GPCs (on an H200 30 clusters of 4, not
+  /// 132 / 4); else blocks per SM times SMs, which is more than one per SM for a small kernel. The interpreter,
+  /// which runs programs in turn, counts 4 SMs (at least one cluster).
   static Grid persistent(unsigned work) {
     Grid grid;
     grid.x = work;

@@ -17,6 +17,7 @@
 #include "brick/Runtime/Driver.h"
 
 #include <array>
+#include <atomic>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -163,7 +164,9 @@ private:
   CUfunction handle_ = nullptr;
   std::string name_;
   FunctionAttributes attributes_;
-  std::shared_ptr<int> optedInShared_ = std::make_shared<int>(48 * 1024);
+  /// The dynamic shared memory the kernel is allowed (48 KB until opted in), shared by copies and read by
+  /// concurrent launches and occupancy queries.
+  std::shared_ptr<std::atomic<int>> optedInShared_ = std::make_shared<std::atomic<int>>(48 * 1024);
 };
 
 /// A loaded module (PTX, which the driver compiles, or a cubin), unloaded with the object.
