@@ -996,6 +996,68 @@ void benchAttention(const std::vector<examples::AttentionConfig> &sweep) {
   }
 }
 
+/// Cached launch: host time of one launch call, median of 10,000 (synchronizing every 256 so the queue never
+/// fills), for a small vector_add; and the floors under it (`--launch` prints these alone).
+void benchLaunchCost() {
+  auto kernel = examples::vectorAdd();
+  DeviceBuffer x = allocate(4096), y = allocate(4096), out = allocate(4096);
+  check(kernel.launch(Grid{1}, LaunchOptions{}, x, y, out, 1024, 1024));
+  std::vector<double> times;
+  for (int i = 0; i < 10000; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    check(kernel.launch(Grid{1}, LaunchOptions{}, x, y, out, 1024, 1024));
+    times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+    if (i % 256 == 255)
+      synchronize();
+  }
+  std::sort(times.begin(), times.end());
+  std::printf(",\n  \"cached_launch_us\": %.2f", times[times.size() / 2]);
+
+  // The floors under it: the runtime's launch of the same loaded kernel (limit checks included), and the bare
+  // driver call.
+  std::string why;
+  auto bundle = detail::compileSpecialization(
+      detail::JitKernel{kernel.name(), kernel.params(),
+                        [&](mlir::MLIRContext *c, const Specialization &s, const std::function<void(mlir::Operation *)> &r) {
+                          return kernel.build(c, s, r);
+                        },
+                        &kernel.jitState()},
+      detail::specializationFor(kernel.params(), {{detail::LaunchArg::Kind::Pointer, x.address()},
+                                                  {detail::LaunchArg::Kind::Pointer, y.address()},
+                                                  {detail::LaunchArg::Kind::Pointer, out.address()},
+                                                  {detail::LaunchArg::Kind::Integer, 0, 1024},
+                                                  {detail::LaunchArg::Kind::Integer, 0, 1024}}),
+      LaunchOptions{}, "sm_" + std::to_string(device->computeCapability()) + "a", &why);
+  if (!bundle)
+    fail(bundle.error().message());
+  auto loaded = runtime::LoadedKernel::load(*device, *bundle);
+  if (!loaded)
+    fail(loaded.error().message());
+  runtime::CUdeviceptr px = x.address(), py = y.address(), pout = out.address();
+  int32_t n = 1024;
+  void *args[] = {&px, &py, &pout, &n};
+  auto medianOf = [&](auto launch) {
+    std::vector<double> t;
+    for (int i = 0; i < 10000; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      launch();
+      t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+      if (i % 256 == 255)
+        synchronize();
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  };
+  double runtimeLaunch = medianOf([&] { check(loaded->launch({1, 1, 1}, nullptr, args)); });
+  double driverLaunch = medianOf([&] {
+    check(device->driver().check(device->driver().cuLaunchKernel(
+                                     loaded->function().handle(), 1, 1, 1, 128, 1,
+                                     1, 0, nullptr, args, nullptr),
+                                 "launching"));
+  });
+  std::printf(",\n  \"runtime_launch_us\": %.2f,\n  \"driver_launch_us\": %.2f", runtimeLaunch, driverLaunch);
+}
+
 int main(int argc, char **argv) {
   bool sweep = argc > 1 && std::string(argv[1]) == "--softmax-sweep";
   bool matmulOnly = argc > 1 && std::string(argv[1]) == "--matmul";
@@ -1031,6 +1093,11 @@ int main(int argc, char **argv) {
     return withConfigs(parseMoeConfig, benchMoe);
   if (argc > 1 && std::string(argv[1]) == "--attention")
     return withConfigs(parseAttentionConfig, benchAttention);
+  if (argc > 1 && std::string(argv[1]) == "--launch") { // the cached launch's host cost alone
+    benchLaunchCost();
+    std::printf("\n}\n");
+    return 0;
+  }
   if (argc > 1 && std::string(argv[1]) == "--cold") { // the cold first launch alone (BRICK_BENCH_MATMUL_SM too)
     benchColdLaunch(matmulTarget());
     std::printf("\n}\n");
@@ -1111,67 +1178,7 @@ int main(int argc, char **argv) {
     std::printf(",\n  \"softmax_cold_first_launch_ms\": %.1f,\n  \"softmax_disk_cached_first_launch_ms\": %.1f", cold, warm);
   }
 
-  // Cached launch: host time of one launch call, median of 10,000 (synchronizing every 256 so the queue never
-  // fills), for a small vector_add.
-  {
-    auto kernel = examples::vectorAdd();
-    DeviceBuffer x = allocate(4096), y = allocate(4096), out = allocate(4096);
-    check(kernel.launch(Grid{1}, LaunchOptions{}, x, y, out, 1024, 1024));
-    std::vector<double> times;
-    for (int i = 0; i < 10000; ++i) {
-      auto start = std::chrono::steady_clock::now();
-      check(kernel.launch(Grid{1}, LaunchOptions{}, x, y, out, 1024, 1024));
-      times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
-      if (i % 256 == 255)
-        synchronize();
-    }
-    std::sort(times.begin(), times.end());
-    std::printf(",\n  \"cached_launch_us\": %.2f", times[times.size() / 2]);
-
-    // The floors under it: the runtime's launch of the same loaded kernel (limit checks included), and the bare
-    // driver call.
-    std::string why;
-    auto bundle = detail::compileSpecialization(
-        detail::JitKernel{kernel.name(), kernel.params(),
-                          [&](mlir::MLIRContext *c, const Specialization &s, const std::function<void(mlir::Operation *)> &r) {
-                            return kernel.build(c, s, r);
-                          },
-                          &kernel.jitState()},
-        detail::specializationFor(kernel.params(), {{detail::LaunchArg::Kind::Pointer, x.address()},
-                                                    {detail::LaunchArg::Kind::Pointer, y.address()},
-                                                    {detail::LaunchArg::Kind::Pointer, out.address()},
-                                                    {detail::LaunchArg::Kind::Integer, 0, 1024},
-                                                    {detail::LaunchArg::Kind::Integer, 0, 1024}}),
-        LaunchOptions{}, "sm_" + std::to_string(device->computeCapability()) + "a", &why);
-    if (!bundle)
-      fail(bundle.error().message());
-    auto loaded = runtime::LoadedKernel::load(*device, *bundle);
-    if (!loaded)
-      fail(loaded.error().message());
-    runtime::CUdeviceptr px = x.address(), py = y.address(), pout = out.address();
-    int32_t n = 1024;
-    void *args[] = {&px, &py, &pout, &n};
-    auto medianOf = [&](auto launch) {
-      std::vector<double> t;
-      for (int i = 0; i < 10000; ++i) {
-        auto start = std::chrono::steady_clock::now();
-        launch();
-        t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
-        if (i % 256 == 255)
-          synchronize();
-      }
-      std::sort(t.begin(), t.end());
-      return t[t.size() / 2];
-    };
-    double runtimeLaunch = medianOf([&] { check(loaded->launch({1, 1, 1}, nullptr, args)); });
-    double driverLaunch = medianOf([&] {
-      check(device->driver().check(device->driver().cuLaunchKernel(
-                                       loaded->function().handle(), 1, 1, 1, 128, 1,
-                                       1, 0, nullptr, args, nullptr),
-                                   "launching"));
-    });
-    std::printf(",\n  \"runtime_launch_us\": %.2f,\n  \"driver_launch_us\": %.2f", runtimeLaunch, driverLaunch);
-  }
+  benchLaunchCost();
   benchMatmul({});
   std::printf("\n}\n");
   std::filesystem::remove_all(cache);

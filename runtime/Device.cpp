@@ -31,6 +31,7 @@ constexpr int kDefaultSharedLimit = 48 * 1024;
 struct Device::Context {
   const Driver *driver;
   CUdevice device;
+  CUcontext context; // the primary context, retained while this lives
   ~Context() { driver->cuDevicePrimaryCtxRelease(device); }
 };
 
@@ -74,7 +75,7 @@ Expected<Device> Device::get(int ordinal) {
   if (Error e = d.check(d.cuDevicePrimaryCtxRetain(&context, device.handle_), "retaining the device's primary context"))
     return e;
   // Constructed in place: a temporary Context would release the context as it dies.
-  device.context_.reset(new Context{*driver, device.handle_});
+  device.context_.reset(new Context{*driver, device.handle_, context});
   if (Error e = d.check(d.cuCtxSetCurrent(context), "making the primary context current"))
     return e;
   char name[256] = {};
@@ -99,12 +100,13 @@ Expected<Device> Device::get(int ordinal) {
 Error Device::makeCurrent() const {
   if (isInterpreter())
     return Error();
-  CUcontext context = nullptr;
-  if (Error e = driver_->check(driver_->cuDevicePrimaryCtxRetain(&context, handle_), "retaining the primary context"))
-    return e;
-  Error e = driver_->check(driver_->cuCtxSetCurrent(context), "making the primary context current");
-  driver_->cuDevicePrimaryCtxRelease(handle_); // the Device's own reference keeps it alive
-  return e;
+  // Asked each time rather than remembered: other code on the thread (a CUDA runtime, another library) may have
+  // made another context current since.
+  CUcontext current = nullptr;
+  if (driver_->cuCtxGetCurrent(&current) == 0 && current == context_->context)
+    return Error();
+  return driver_->check(driver_->cuCtxSetCurrent(context_->context),
+                        "making device " + std::to_string(ordinal_) + "'s primary context current");
 }
 
 //===--- Stream ----------------------------------------------------------------===//
@@ -113,6 +115,8 @@ Expected<Stream> Stream::create(const Device &device) {
   if (device.isInterpreter())
     return Stream(nullptr, nullptr);
   CUstream handle = nullptr;
+  if (Error e = device.makeCurrent())
+    return e;
   if (Error e = device.driver().check(device.driver().cuStreamCreate(&handle, 0), "creating a stream"))
     return e;
   return Stream(&device.driver(), handle);
@@ -139,6 +143,8 @@ Expected<Event> Event::create(const Device &device) {
   if (device.isInterpreter())
     return Event(nullptr, nullptr);
   CUevent handle = nullptr;
+  if (Error e = device.makeCurrent())
+    return e;
   if (Error e = device.driver().check(device.driver().cuEventCreate(&handle, 0), "creating an event"))
     return e;
   return Event(&device.driver(), handle);
@@ -189,6 +195,8 @@ Expected<DeviceBuffer> DeviceBuffer::allocate(const Device &device, size_t bytes
   CUdeviceptr address = 0;
   if (bytes == 0)
     return DeviceBuffer(&device.driver(), 0, 0);
+  if (Error e = device.makeCurrent()) // cuMemAlloc allocates on the current context's device
+    return e;
   if (Error e = device.driver().check(device.driver().cuMemAlloc(&address, bytes),
                                       "allocating " + std::to_string(bytes) + " bytes of device memory"))
     return e;
@@ -324,6 +332,8 @@ Error Function::prepare(unsigned threads, unsigned sharedBytes) const {
 Error Function::launch(std::array<unsigned, 3> grid, unsigned threads, unsigned sharedBytes, const Stream *stream,
                        void **arguments, unsigned clusterSize) const {
   const Driver &d = device_->driver();
+  if (Error e = device_->makeCurrent()) // a stream-less launch runs on the current context
+    return e;
   if (Error e = prepare(threads, sharedBytes))
     return e;
   if (clusterSize > 1) {

@@ -36,6 +36,7 @@ Expected<Driver> Driver::open(const char *path) {
   resolve(library, "cuDevicePrimaryCtxRetain", d.cuDevicePrimaryCtxRetain, missing);
   resolve(library, "cuDevicePrimaryCtxRelease_v2", d.cuDevicePrimaryCtxRelease, missing);
   resolve(library, "cuCtxSetCurrent", d.cuCtxSetCurrent, missing);
+  resolve(library, "cuCtxGetCurrent", d.cuCtxGetCurrent, missing);
   resolve(library, "cuCtxSynchronize", d.cuCtxSynchronize, missing);
   resolve(library, "cuStreamCreate", d.cuStreamCreate, missing);
   resolve(library, "cuStreamDestroy_v2", d.cuStreamDestroy, missing);

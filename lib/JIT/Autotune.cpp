@@ -684,7 +684,7 @@ runtime::Error autotunedLaunch(TunerState &tuner, const std::string &name, const
   std::vector<std::vector<int64_t>> added;
   auto keyOf = [&](size_t i) {
     llvm::SmallVector<int64_t, 24> key;
-    compactKey(params, filled[i].data(), optionsFor(options, configs[i]), capability, key);
+    compactKey(params, filled[i].data(), optionsFor(options, configs[i]), interpreter ? nullptr : &device, key);
     return std::vector<int64_t>(key.begin(), key.end());
   };
   for (size_t i : toCompile) {

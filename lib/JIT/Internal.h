@@ -53,9 +53,10 @@ struct InterpretedKernel {
 double numberOf(const LaunchArg &arg);
 
 /// One number per parameter saying what the specialization keeps of its argument, then the options and the
-/// device (its compute capability; 0 for the interpreter).
+/// device (its compute capability and ordinal, as a loaded kernel belongs to one device's context; null and 0s
+/// for the interpreter).
 void compactKey(const std::vector<ParamInfo> &params, const LaunchArg *args, const LaunchOptions &options,
-                int capability, llvm::SmallVectorImpl<int64_t> &key);
+                const runtime::Device *device, llvm::SmallVectorImpl<int64_t> &key);
 
 /// Builds `kernel`'s brick IR for `spec` into `context`; `ir` receives its text (what the disk cache key hashes).
 runtime::Expected<mlir::OwningOpRef<mlir::ModuleOp>> buildModule(const JitKernel &kernel, const Specialization &spec,

@@ -20,7 +20,7 @@ runtime::Error interpretLaunch(const std::string &name, const std::vector<ParamI
                                const std::function<JitKernel()> &describe, Grid grid, const LaunchOptions &options,
                                const LaunchArg *args, size_t count) {
   llvm::SmallVector<int64_t, 24> key;
-  compactKey(params, args, options, /*capability=*/0, key);
+  compactKey(params, args, options, /*device=*/nullptr, key);
   std::shared_ptr<InterpretedKernel> kernel;
   {
     std::lock_guard<std::mutex> lock(state.mutex);

@@ -325,7 +325,7 @@ runtime::Error pack(const std::string &kernelName, const std::vector<ParamInfo> 
 
 /// One number per parameter saying what the specialization keeps of its argument, then the options.
 void compactKey(const std::vector<ParamInfo> &params, const LaunchArg *args, const LaunchOptions &options,
-                int capability, llvm::SmallVectorImpl<int64_t> &key) {
+                const runtime::Device *device, llvm::SmallVectorImpl<int64_t> &key) {
   for (size_t i = 0; i < params.size(); ++i) {
     const LaunchArg &arg = args[i];
     switch (params[i].kind) {
@@ -357,7 +357,8 @@ void compactKey(const std::vector<ParamInfo> &params, const LaunchArg *args, con
   key.push_back(options.warpSpecialize);
   key.push_back(options.clusterSize);
   key.push_back(options.targetCapability);
-  key.push_back(capability);
+  key.push_back(device ? device->computeCapability() : 0);
+  key.push_back(device ? device->ordinal() : 0);
 }
 
 namespace {
@@ -502,7 +503,7 @@ runtime::Error launch(const std::string &name, const std::vector<ParamInfo> &par
   }
   int capability = (*device)->computeCapability();
   llvm::SmallVector<int64_t, 24> key;
-  compactKey(params, args, options, capability, key);
+  compactKey(params, args, options, *device, key);
 
   runtime::LoadedKernel *loaded = nullptr;
   {

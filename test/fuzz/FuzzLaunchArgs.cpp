@@ -703,7 +703,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     CHECK(parsed.ok(), text + ": " + parsed.error().message());
     CHECK(describeSpecialization(*parsed) == text, text + " read back as " + describeSpecialization(*parsed));
     CHECK(sameSpec(*parsed, specs[which], /*looseNaN=*/true), text);
-    detail::compactKey(params, args.data(), options, 90, keys[which]);
+    detail::compactKey(params, args.data(), options, /*device=*/nullptr, keys[which]);
   }
   // The memory cache's key: launches that share one must share the specialization.
   if (launchOk[0] && launchOk[1] && keys[0] == keys[1] && ++stats.sameKey)

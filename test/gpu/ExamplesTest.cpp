@@ -940,6 +940,51 @@ TEST(ExamplesOnGpu, InlineAsmRunsThePtxPerElement) {
   }
 }
 
+// One thread drives two GPUs: buffers, streams and launches land on the device they name, not on whichever was
+// opened or used last, and one kernel object keeps a loaded kernel for each device. (Without peer access a
+// kernel reading another GPU's memory faults, so a buffer on the wrong device fails the launch.) Results are
+// read back at the end, from either device's context.
+TEST(ExamplesOnGpu, OneThreadDrivesEachOfTwoGpus) {
+  if (runtime::Device::interpretRequested() || runtime::Device::count() < 2)
+    GTEST_SKIP() << "needs two GPUs; the driver sees " << runtime::Device::count();
+  auto first = runtime::Device::get(0), second = runtime::Device::get(1); // device 1's context is now current
+  ASSERT_TRUE(first.ok() && second.ok());
+  auto kernel = examples::vectorAdd();
+  const int n = 1 << 20;
+  std::vector<float> x(n), y(n);
+  for (int i = 0; i < n; ++i)
+    x[i] = float(i % 1000), y[i] = float(i % 7) * 0.5f;
+  struct Run {
+    const runtime::Device *gpu;
+    runtime::DeviceBuffer out;
+  };
+  std::vector<Run> runs;
+  std::vector<runtime::DeviceBuffer> inputs;
+  for (int round = 0; round < 2; ++round)
+    for (const runtime::Device *gpu : {&*first, &*second}) {
+      auto dx = examples::host::upload(*gpu, x), dy = examples::host::upload(*gpu, y);
+      auto out = examples::host::poisoned(*gpu, size_t(n) * 4);
+      auto stream = runtime::Stream::create(*gpu);
+      ASSERT_TRUE(dx && dy && out && stream.ok());
+      LaunchOptions options;
+      options.device = gpu;
+      options.stream = &*stream;
+      runtime::Error error = kernel.launch(Grid{unsigned(n / 1024)}, options, *dx, *dy, *out, n, 1024);
+      ASSERT_FALSE(error) << "device " << gpu->ordinal() << ", round " << round << ": " << error.message();
+      ASSERT_FALSE(stream->synchronize());
+      runs.push_back({gpu, std::move(*out)});
+      inputs.push_back(std::move(*dx));
+      inputs.push_back(std::move(*dy));
+    }
+  for (const Run &run : runs) {
+    std::string failure;
+    auto got = examples::host::download<float>(run.out, size_t(n), failure);
+    ASSERT_TRUE(failure.empty()) << "device " << run.gpu->ordinal() << ": " << failure;
+    for (int i = 0; i < n; ++i)
+      ASSERT_EQ(got[i], x[i] + y[i]) << "device " << run.gpu->ordinal() << ", element " << i;
+  }
+}
+
 // Grid::persistent through the JIT: the programs it launches (whole clusters) are all resident at once. Each adds
 // itself to a counter and then watches it; a program that never sees the final count ran in a later wave.
 TEST(ExamplesOnGpu, APersistentGridIsResidentAtOnce) {

@@ -51,7 +51,9 @@ public:
   int maxRegistersPerBlock() const { return maxRegisters_; }
   /// Bytes of L2 cache (0 on the interpreter).
   int l2CacheBytes() const { return l2CacheBytes_; }
-  /// Makes the primary context current on the calling thread.
+  /// Makes the primary context current on the calling thread (where another is). Every runtime call that makes
+  /// something on a device (buffers, streams, events, modules) or launches on it does this first, so one thread
+  /// may use several devices; copies, fills and frees need not (unified addressing finds a buffer's device).
   Error makeCurrent() const;
 
 private:
