@@ -194,13 +194,14 @@ Expected<LoadedKernel> LoadedKernel::load(const Device &device, const KernelBund
   if (bundle.target.rfind(expected, 0) != 0)
     return Error("kernel '" + bundle.name + "' was compiled for " + bundle.target + ", but " + device.name() + " is " +
                  expected);
-  auto module = bundle.cubin.empty() ? Module::loadPTX(device, bundle.ptx) : Module::loadCubin(device, bundle.cubin);
+  auto owner = std::make_shared<const Device>(device);
+  auto module = bundle.cubin.empty() ? Module::loadPTX(*owner, bundle.ptx) : Module::loadCubin(*owner, bundle.cubin);
   if (!module)
     return Error("kernel '" + bundle.name + "': " + module.error().message());
   auto function = module->function(bundle.name);
   if (!function)
     return function.error();
-  return LoadedKernel(bundle, std::move(*module), *function);
+  return LoadedKernel(std::move(owner), bundle, std::move(*module), *function);
 }
 
 unsigned LoadedKernel::hardwareClusterSize() const {

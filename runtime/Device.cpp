@@ -100,13 +100,18 @@ Expected<Device> Device::get(int ordinal) {
 Error Device::makeCurrent() const {
   if (isInterpreter())
     return Error();
+  if (!context_)
+    return Error("a moved-from Device has no context");
+  return makeCurrent(*driver_, *context_);
+}
+
+Error Device::makeCurrent(const Driver &driver, const Context &context) {
   // Asked each time rather than remembered: other code on the thread (a CUDA runtime, another library) may have
   // made another context current since.
   CUcontext current = nullptr;
-  if (driver_->cuCtxGetCurrent(&current) == 0 && current == context_->context)
+  if (driver.cuCtxGetCurrent(&current) == 0 && current == context.context)
     return Error();
-  return driver_->check(driver_->cuCtxSetCurrent(context_->context),
-                        "making device " + std::to_string(ordinal_) + "'s primary context current");
+  return driver.check(driver.cuCtxSetCurrent(context.context), "making a device's primary context current");
 }
 
 //===--- Stream ----------------------------------------------------------------===//
@@ -147,13 +152,15 @@ Expected<Event> Event::create(const Device &device) {
     return e;
   if (Error e = device.driver().check(device.driver().cuEventCreate(&handle, 0), "creating an event"))
     return e;
-  return Event(&device.driver(), handle);
+  return Event(&device.driver(), handle, device.context_);
 }
 Event::Event(Event &&other) noexcept
-    : driver_(other.driver_), handle_(std::exchange(other.handle_, nullptr)), hostMilliseconds_(other.hostMilliseconds_) {}
+    : driver_(other.driver_), handle_(std::exchange(other.handle_, nullptr)), context_(other.context_),
+      hostMilliseconds_(other.hostMilliseconds_) {}
 Event &Event::operator=(Event &&other) noexcept {
   std::swap(driver_, other.driver_);
   std::swap(handle_, other.handle_);
+  std::swap(context_, other.context_);
   std::swap(hostMilliseconds_, other.hostMilliseconds_);
   return *this;
 }
@@ -167,6 +174,9 @@ Error Event::record(const Stream *stream) {
     hostMilliseconds_ = std::chrono::duration<double, std::milli>(now).count();
     return Error();
   }
+  if (!stream && context_) // the default stream is the current context's
+    if (Error e = Device::makeCurrent(*driver_, *context_))
+      return e;
   return driver_->check(driver_->cuEventRecord(handle_, stream ? stream->handle() : nullptr), "recording an event");
 }
 Expected<float> Event::millisecondsSince(const Event &start) const {
@@ -200,15 +210,20 @@ Expected<DeviceBuffer> DeviceBuffer::allocate(const Device &device, size_t bytes
   if (Error e = device.driver().check(device.driver().cuMemAlloc(&address, bytes),
                                       "allocating " + std::to_string(bytes) + " bytes of device memory"))
     return e;
-  return DeviceBuffer(&device.driver(), address, bytes);
+  return DeviceBuffer(&device.driver(), address, bytes, device.context_);
 }
 DeviceBuffer::DeviceBuffer(DeviceBuffer &&other) noexcept
-    : driver_(other.driver_), address_(std::exchange(other.address_, 0)), size_(std::exchange(other.size_, 0)) {}
+    : driver_(other.driver_), address_(std::exchange(other.address_, 0)), size_(std::exchange(other.size_, 0)),
+      context_(other.context_) {}
 DeviceBuffer &DeviceBuffer::operator=(DeviceBuffer &&other) noexcept {
   std::swap(driver_, other.driver_);
   std::swap(address_, other.address_);
   std::swap(size_, other.size_);
+  std::swap(context_, other.context_);
   return *this;
+}
+Error DeviceBuffer::makeCurrent() const {
+  return context_ ? Device::makeCurrent(*driver_, *context_) : Error();
 }
 DeviceBuffer::~DeviceBuffer() {
   if (address_ && !driver_)
@@ -224,6 +239,8 @@ Error DeviceBuffer::copyFromHost(const void *source, size_t bytes) {
       std::memcpy(reinterpret_cast<void *>(address_), source, bytes);
     return Error();
   }
+  if (Error e = makeCurrent())
+    return e;
   return driver_->check(driver_->cuMemcpyHtoD(address_, source, bytes), "copying to the device");
 }
 Error DeviceBuffer::copyToHost(void *destination, size_t bytes, size_t offset) const {
@@ -235,6 +252,8 @@ Error DeviceBuffer::copyToHost(void *destination, size_t bytes, size_t offset) c
       std::memcpy(destination, reinterpret_cast<const char *>(address_) + offset, bytes);
     return Error();
   }
+  if (Error e = makeCurrent())
+    return e;
   return driver_->check(driver_->cuMemcpyDtoH(destination, address_ + offset, bytes), "copying from the device");
 }
 Error DeviceBuffer::fill(unsigned char byte) {
@@ -243,6 +262,8 @@ Error DeviceBuffer::fill(unsigned char byte) {
       std::memset(reinterpret_cast<void *>(address_), byte, size_);
     return Error();
   }
+  if (Error e = makeCurrent())
+    return e;
   return driver_->check(driver_->cuMemsetD8(address_, byte, size_), "filling device memory");
 }
 
@@ -288,8 +309,10 @@ Module &Module::operator=(Module &&other) noexcept {
   return *this;
 }
 Module::~Module() {
-  if (handle_)
-    driver_->cuModuleUnload(handle_);
+  if (!handle_)
+    return;
+  (void)Device::makeCurrent(*driver_, *context_); // cuModuleUnload unloads from the current context
+  driver_->cuModuleUnload(handle_);
 }
 
 Expected<Function> Module::function(const std::string &name) const {

@@ -197,6 +197,56 @@ TEST(Runtime, MaxResidentBlocksAreAllResidentAtOnceAndNoMore) {
   }
 }
 
+// Each call that makes something on a device or queues work on it makes the device's context current itself:
+// before each, this thread has no current context (as after another library's switch), and each still works.
+TEST(Runtime, EveryDeviceCallMakesItsDevicesContextCurrent) {
+  REQUIRE_DEVICE(device);
+  const Driver &d = device->driver();
+  auto detach = [&] { ASSERT_EQ(d.cuCtxSetCurrent(nullptr), 0); };
+  detach();
+  auto buffer = DeviceBuffer::allocate(*device, 4096);
+  ASSERT_TRUE(buffer.ok()) << buffer.error().message();
+  std::vector<float> values(1024, 2.5f), back(1024);
+  detach();
+  EXPECT_FALSE(buffer->fill(0)) << "fill";
+  detach();
+  Error copied = buffer->copyFromHost(values.data(), 4096);
+  EXPECT_FALSE(copied) << copied.message();
+  detach();
+  copied = buffer->copyToHost(back.data(), 4096);
+  EXPECT_FALSE(copied) << copied.message();
+  EXPECT_EQ(back, values);
+  detach();
+  auto stream = Stream::create(*device);
+  ASSERT_TRUE(stream.ok()) << stream.error().message();
+  detach();
+  auto start = Event::create(*device), end = Event::create(*device);
+  ASSERT_TRUE(start.ok() && end.ok());
+  detach();
+  Error recorded = start->record(); // on the device's default stream
+  EXPECT_FALSE(recorded) << recorded.message();
+  if (device->computeCapability() == 90) { // the embedded PTX is sm_90a
+    auto module = Module::loadPTX(*device, kVectorAddPtx);
+    ASSERT_TRUE(module.ok()) << module.error().message();
+    auto kernel = module->function("vector_add");
+    ASSERT_TRUE(kernel.ok());
+    CUdeviceptr p = buffer->address();
+    int32_t count = 1024;
+    void *args[] = {&p, &p, &p, &count};
+    detach();
+    Error launched = kernel->launch({1, 1, 1}, 128, 0, nullptr, args); // on the default stream
+    EXPECT_FALSE(launched) << launched.message();
+    detach();
+    EXPECT_FALSE(buffer->copyToHost(back.data(), 4096));
+    EXPECT_EQ(back, std::vector<float>(1024, 5.0f)); // x + x, after the launch on the same default stream
+  }
+  detach();
+  recorded = end->record();
+  EXPECT_FALSE(recorded) << recorded.message();
+  auto ms = end->millisecondsSince(*start);
+  EXPECT_TRUE(ms.ok()) << ms.error().message();
+}
+
 TEST(Runtime, LaunchesBrickPtx) {
   REQUIRE_DEVICE(device);
   if (device->computeCapability() != 90)

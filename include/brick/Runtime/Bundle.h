@@ -76,9 +76,12 @@ public:
 private:
   /// The cluster size the launch asks the hardware for: code for older GPUs numbers its clusters without them.
   unsigned hardwareClusterSize() const;
-  LoadedKernel(KernelBundle bundle, Module module, Function function)
-      : bundle_(std::move(bundle)), module_(std::make_shared<Module>(std::move(module))), function_(function),
-        readsTensorMaps_(bundle_.ptx.find("cp.async.bulk.tensor") != std::string::npos) {}
+  LoadedKernel(std::shared_ptr<const Device> owner, KernelBundle bundle, Module module, Function function)
+      : owner_(std::move(owner)), bundle_(std::move(bundle)), module_(std::make_shared<Module>(std::move(module))),
+        function_(function), readsTensorMaps_(bundle_.ptx.find("cp.async.bulk.tensor") != std::string::npos) {}
+  /// The device the module and function point at: a copy of the caller's, so that a kernel kept (in the JIT's
+  /// cache) does not outlive the Device object it was first loaded with.
+  std::shared_ptr<const Device> owner_;
   KernelBundle bundle_;
   std::shared_ptr<Module> module_;
   Function function_;

@@ -52,13 +52,18 @@ public:
   /// Bytes of L2 cache (0 on the interpreter).
   int l2CacheBytes() const { return l2CacheBytes_; }
   /// Makes the primary context current on the calling thread (where another is). Every runtime call that makes
-  /// something on a device (buffers, streams, events, modules) or launches on it does this first, so one thread
-  /// may use several devices; copies, fills and frees need not (unified addressing finds a buffer's device).
+  /// something on a device (buffers, streams, events, modules), launches on it, or queues work on its default
+  /// stream (a buffer's copies and fills, an event recorded on no stream) does this first, so one thread may use
+  /// several devices.
   Error makeCurrent() const;
 
 private:
   friend class Module;
+  friend class DeviceBuffer;
+  friend class Event;
   struct Context; // releases the primary context with the last Device copy (or the last Module loaded in it)
+  /// Makes `context` current on the calling thread where another is.
+  static Error makeCurrent(const Driver &driver, const Context &context);
   const Driver *driver_ = nullptr;
   int ordinal_ = 0;
   CUdevice handle_ = 0;
@@ -90,14 +95,17 @@ public:
   Event(Event &&other) noexcept;
   Event &operator=(Event &&other) noexcept;
   ~Event();
+  /// Records on `stream`, or with none on the event's device's default stream.
   Error record(const Stream *stream = nullptr);
   /// Milliseconds of GPU time from `start` to this event (waits for this event).
   Expected<float> millisecondsSince(const Event &start) const;
 
 private:
-  Event(const Driver *driver, CUevent handle) : driver_(driver), handle_(handle) {}
+  Event(const Driver *driver, CUevent handle, std::shared_ptr<Device::Context> context = nullptr)
+      : driver_(driver), handle_(handle), context_(std::move(context)) {}
   const Driver *driver_; // null: the interpreter's (host time)
   CUevent handle_;
+  std::shared_ptr<Device::Context> context_; // its device's: a recording on no stream uses that device's
   double hostMilliseconds_ = 0;
 };
 
@@ -120,10 +128,16 @@ public:
   Error fill(unsigned char byte);
 
 private:
-  DeviceBuffer(const Driver *driver, CUdeviceptr address, size_t size) : driver_(driver), address_(address), size_(size) {}
+  DeviceBuffer(const Driver *driver, CUdeviceptr address, size_t size,
+               std::shared_ptr<Device::Context> context = nullptr)
+      : driver_(driver), address_(address), size_(size), context_(std::move(context)) {}
+  /// Makes the buffer's device current: copies and fills run on the current context's default stream, which
+  /// must be the one the buffer's device runs its work on, for them to follow that work.
+  Error makeCurrent() const;
   const Driver *driver_; // null: host memory of the interpreter (runtime/HostMemory.h)
   CUdeviceptr address_;
   size_t size_;
+  std::shared_ptr<Device::Context> context_; // its device's (kept alive: the memory lives in it)
 };
 
 /// What the driver says about a loaded kernel.
