@@ -999,19 +999,24 @@ void benchAttention(const std::vector<examples::AttentionConfig> &sweep) {
 /// Cached launch: host time of one launch call, median of 10,000 (synchronizing every 256 so the queue never
 /// fills), for a small vector_add; and the floors under it (`--launch` prints these alone).
 void benchLaunchCost() {
+  // Median host time of 10,000 calls of `launch`, synchronizing every 256.
+  auto medianOf = [&](auto launch) {
+    std::vector<double> t;
+    for (int i = 0; i < 10000; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      launch();
+      t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+      if (i % 256 == 255)
+        synchronize();
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  };
   auto kernel = examples::vectorAdd();
   DeviceBuffer x = allocate(4096), y = allocate(4096), out = allocate(4096);
-  check(kernel.launch(Grid{1}, LaunchOptions{}, x, y, out, 1024, 1024));
-  std::vector<double> times;
-  for (int i = 0; i < 10000; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    check(kernel.launch(Grid{1}, LaunchOptions{}, x, y, out, 1024, 1024));
-    times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
-    if (i % 256 == 255)
-      synchronize();
-  }
-  std::sort(times.begin(), times.end());
-  std::printf(",\n  \"cached_launch_us\": %.2f", times[times.size() / 2]);
+  auto cached = [&] { check(kernel.launch(Grid{1}, LaunchOptions{}, x, y, out, 1024, 1024)); };
+  cached();
+  std::printf(",\n  \"cached_launch_us\": %.2f", medianOf(cached));
 
   // The floors under it: the runtime's launch of the same loaded kernel (limit checks included), and the bare
   // driver call.
@@ -1036,18 +1041,6 @@ void benchLaunchCost() {
   runtime::CUdeviceptr px = x.address(), py = y.address(), pout = out.address();
   int32_t n = 1024;
   void *args[] = {&px, &py, &pout, &n};
-  auto medianOf = [&](auto launch) {
-    std::vector<double> t;
-    for (int i = 0; i < 10000; ++i) {
-      auto start = std::chrono::steady_clock::now();
-      launch();
-      t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
-      if (i % 256 == 255)
-        synchronize();
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-  };
   double runtimeLaunch = medianOf([&] { check(loaded->launch({1, 1, 1}, nullptr, args)); });
   double driverLaunch = medianOf([&] {
     check(device->driver().check(device->driver().cuLaunchKernel(

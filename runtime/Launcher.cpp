@@ -34,7 +34,6 @@ bool Requirement::holds(const LauncherArg &arg) const {
 struct Launcher::Loaded {
   size_t variant;
   int device; // ordinal; -1: the interpreter
-  Device owner; // what the loaded function points at
   KernelBundle bundle;
   std::shared_ptr<LoadedKernel> kernel; // null on the interpreter
 };
@@ -129,9 +128,9 @@ Error Launcher::launch(const Device *device, const Stream *stream, LaunchGrid gr
           std::string_view(reinterpret_cast<const char *>(variant.bundle), variant.bytes));
       if (!bundle)
         return Error("kernel '" + kernel_ + "' " + variant.description + ": " + bundle.error().message());
-      auto entry = std::make_shared<Loaded>(Loaded{chosen, ordinal, *device, std::move(*bundle), nullptr});
+      auto entry = std::make_shared<Loaded>(Loaded{chosen, ordinal, std::move(*bundle), nullptr});
       if (ordinal >= 0) {
-        auto kernel = LoadedKernel::load(entry->owner, entry->bundle);
+        auto kernel = LoadedKernel::load(*device, entry->bundle); // it keeps its own copy of the Device
         if (!kernel)
           return kernel.error();
         entry->kernel = std::make_shared<LoadedKernel>(std::move(*kernel));
