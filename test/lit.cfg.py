@@ -28,6 +28,13 @@ if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
 
+# nvcc builds the CUDA probes under bench/ (bench/run builds them on the GPU machine); `REQUIRES: nvcc`.
+nvcc = os.environ.get("BRICK_NVCC") or ("/usr/local/cuda/bin/nvcc" if os.access("/usr/local/cuda/bin/nvcc", os.X_OK) else shutil.which("nvcc"))
+if nvcc:
+    config.available_features.add("nvcc")
+    config.substitutions.append(("%nvcc", nvcc))
+config.substitutions.append(("%brick_src", os.path.dirname(config.test_source_root)))
+
 # NVTX ranges, seen through test/lib/NvtxLog.c (built when the build found NVTX3).
 nvtx_log = os.path.join(config.brick_obj_root, "lib", "libbrick-nvtx-log.so")
 if os.path.exists(nvtx_log):
