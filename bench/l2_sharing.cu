@@ -3,21 +3,25 @@
 //
 // Every program (one warp; 192 KB of shared memory, so one per SM) pulls CHUNK bytes per step with bulk copies
 // (cp.async.bulk, the engine behind TMA) into a ring of SLOTS shared-memory buffers, ITERS steps, in clusters
-// of C programs. Which chunk a program pulls at step i:
-//   distinct   every program its own chunk (nothing shared: the rate the L2 and the fabric serve);
+// of C programs; a cluster barrier every step keeps a cluster's programs in step (and lets a peer's multicast
+// refill a slot). Which chunk a program pulls at step i:
+//   distinct   every program its own chunk (no two programs read one chunk within a step; a 16 MB source of 512
+//              chunks does come back to a chunk within the ring's 6 steps in flight: program p at step i reads
+//              what p - 16 reads at step i + 4);
 //   cluster    the C programs of a cluster the same chunk, each pulling it itself;
 //   multicast  the same, but program r of the cluster pulls 1/C of it with .multicast::cluster into all C;
-//   pairs      programs 2j and 2j + 1 the same chunk, whatever their cluster (C = 1: any two SMs).
+//   pairs      (clusters of 1) programs 2j and 2j + 1 the same chunk: two SMs anywhere, not kept in step.
 // It prints each mode's time and the bytes delivered into shared memory per second. Under ncu the L2 request
 // coalescer's counters (lrc__lrc2xbar_sectors_op_read_coalescing_achieved_type_hardware / _programmatic) and the
 // L2's sectors (lts__t_sectors_srcunit_tex) say what reached the L2: `l2_sharing BYTES C MODE 1` runs one.
 //
-// What it showed on an H200 (session 32, 16 MB source, clusters of 2): the cluster mode's L2 sectors fall to
-// half the distinct mode's (137.2M against 270.0M), as multicast's do (135.2M), counted as "hardware"
-// coalescing (the programs of a cluster share a GPC, whose coalescer merges their reads of the same sectors at
-// about the same time); multicast is counted as "programmatic" coalescing, is no faster, and only halves the
-// sectors crossing between the L2's two halves (lts__t_sectors_srcunit_ltcfabric 16.6M -> 9.0M), which
-// coalescing leaves as they are. Two programs of different clusters (pairs, C = 1) are not merged.
+// What it showed on an H200 (session 32, 16 MB source): in clusters of 2 the cluster mode's L2 sectors fall to
+// half the distinct mode's (137.2M against 270.0M), as multicast's do (135.2M); ncu counts the first as
+// "hardware" coalescing (a cluster's programs share a GPC, and reads of the same sectors at about the same time
+// are merged), the second as "programmatic". In clusters of 4 the merging is partial (105.4M against 61.4M by
+// multicast). Multicast is no faster, but it also cuts the sectors crossing between the L2's two halves
+// (lts__t_sectors_srcunit_ltcfabric, 16.6M for distinct and cluster alike, 9.0M by multicast in pairs, 4.4M in
+// fours), which merging does not. Pairs of programs of different clusters, not kept in step, are not merged.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -74,6 +78,7 @@ __global__ void __launch_bounds__(32) pull(const char *source, long long chunks,
   if (leader)
     for (int i = 0; i < SLOTS - 1; ++i)
       issue(i);
+  __syncwarp(); // the barrier.cluster below is .aligned: the warp arrives converged
   unsigned seen = 0;
   for (int i = 0; i < ITERS; ++i) {
     const int slot = i % SLOTS;
@@ -84,6 +89,7 @@ __global__ void __launch_bounds__(32) pull(const char *source, long long chunks,
                    : "memory");
       seen += *reinterpret_cast<volatile unsigned *>(ring + slot * CHUNK + (i & 127) * 4);
     }
+    __syncwarp();
     // The slot refilled next was last read at step i - 1: once every program of the cluster has arrived after
     // that step (the wait completes the phase of the previous arrive), its peers may write it by multicast.
     if (i > 0)
@@ -140,7 +146,9 @@ int main(int argc, char **argv) {
     check(cudaOccupancyMaxActiveClusters(&clusters, pull, &config), "occupancy");
     config.gridDim = dim3(clusters * C);
     for (int mode = Distinct; mode <= Pairs; ++mode) {
-      if ((onlyMode && std::strcmp(onlyMode, modeNames[mode]) != 0) || (mode == Multicast && C == 1))
+      // Multicast needs a cluster; pairs in clusters of C > 1 would be the cluster mode (or half of it).
+      if ((onlyMode && std::strcmp(onlyMode, modeNames[mode]) != 0) || (mode == Multicast && C == 1) ||
+          (mode == Pairs && C > 1))
         continue;
       std::vector<float> ms;
       for (int r = 0; r < reps; ++r) {

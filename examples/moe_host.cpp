@@ -55,13 +55,13 @@ MoeConfig moeConfig(const MoeShape &shape) {
     // them). Launching the pair as one 2-CTA cluster (one GPC, one L2 partition) changed nothing.
     // What bounds it is L2 (ncu, K steps of 128 over 2 stages: L2 throughput 95.9% of peak, DRAM 85%, 16.0 GB
     // read from DRAM, 29.8 GB from L2 into the SMs, a third of it the tails' weights and the rows each tile of N
-    // reads again); on an H200 the L2 unit at its peak is the crossing between the L2's two halves, with DRAM at
-    // the rate bulk copies reach (MoeConfig::clusterSize says more). Keeping the pair in step did not pay: a
-    // cluster barrier every 4 K steps read 15.5 GB from DRAM but took 5.72-5.76 ms against 5.61-5.69; the pair
-    // sharing each weight block by TMA multicast (a release ring
-    // across the cluster in brickgpu-pipeline; branch moe-multicast-pairs) took L2 to 85-87% and GEMM 1 to
+    // reads again). Keeping the pair in step did not pay: a cluster barrier every 4 K steps read 15.5 GB from
+    // DRAM but took 5.72-5.76 ms against 5.61-5.69; the pair sharing each weight block by TMA multicast (a release
+    // ring across the cluster in brickgpu-pipeline; branch moe-multicast-pairs) took L2 to 85-87% and GEMM 1 to
     // 6.00 ms (K steps of 128, 2 stages) and 6.19-6.24 (64, 4 stages, 64-row boxes) against 5.63-5.74 alone:
-    // each pair waits every step for its slower program (H100, session 26).
+    // each pair waits every step for its slower program (H100, session 26). On an H200 the L2 unit at its peak
+    // is the crossing between the L2's two halves, with DRAM at the rate bulk copies reach (MoeConfig::clusterSize
+    // says more).
 
     // Then persistent where an expert's weights serve several blocks (compute-bound tiles), so that a tile's store
     // overlaps the next tile's loads. Medians on an H100, one tile a program -> persistent: Mixtral at 4096 tokens

@@ -33,7 +33,7 @@ nvcc = os.environ.get("BRICK_NVCC") or ("/usr/local/cuda/bin/nvcc" if os.access(
 if nvcc:
     config.available_features.add("nvcc")
     config.substitutions.append(("%nvcc", nvcc))
-config.substitutions.append(("%brick_src", os.path.dirname(config.test_source_root)))
+config.substitutions.append(("%brick_src", config.brick_src_root))
 
 # NVTX ranges, seen through test/lib/NvtxLog.c (built when the build found NVTX3).
 nvtx_log = os.path.join(config.brick_obj_root, "lib", "libbrick-nvtx-log.so")
