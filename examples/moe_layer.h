@@ -56,17 +56,16 @@ struct MoeConfig {
   /// 2.90 against 2.61-2.72. ncu (DeepSeek-V3, K steps of 128) counted 41.44 GB of L2 traffic in clusters
   /// against 42.34 alone (DRAM 16.2 and 16.1 GB; 5.40 against 4.97 ms): 2% less, where the blocks a cluster
   /// shares (an expert's second block's weights, one-block experts' rows) are, counted, a fifth of it. Why
-  /// multicast adds little (bench/run --l2-sharing, H200, 16 MB source): the programs of a cluster share a GPC,
-  /// and their reads of the same sectors at about the same time are merged before the L2 (ncu's "hardware"
-  /// coalescing), so in clusters of 2 the L2 serves a block they all read once without multicast too (137.2M
-  /// sectors read each for itself, 135.2M by multicast, 270.0M for distinct chunks; in clusters of 4 105.4M
-  /// against 61.4M); multicast also cuts the crossings between the L2's two halves (16.6M -> 9.0M sectors in
-  /// clusters of 2), and ties in time. Why the dense persistent matmul's multicast (8192^3, B's boxes in pairs,
-  /// against no clusters) cut its L2 reads by only 9%, not the third one would count, is not known.
-  /// DeepSeek-V3's GEMM 1 (ncu, one wave, no cluster) is bound by that crossing and by DRAM at once:
-  /// lts__ltcfabric2ltc_cycles_active 96%, 12.9 GB crossing, DRAM 16.6 GB at 4.01 TB/s, where the probe's bulk
-  /// copies read DRAM at 3.87-3.96; clusters of 2, 4 and 8 without multicast (one GPC each) did not cut the
-  /// crossings (402M sectors alone, 407-430M in clusters).
+  /// multicast adds little (bench/run --l2-sharing, H200, 16 MB source): a cluster's programs share a GPC, and
+  /// their reads of the same sectors are merged before the L2 without it (ncu's "hardware" coalescing), in step
+  /// or not: in clusters of 2 the L2 read 140.0M sectors for a block read by both, against 265.9M for distinct
+  /// blocks and 135.2M by multicast; in clusters of 4, 92.3M against 61.4M; and multicast delivered less
+  /// (8.67 against 10.06 TB/s in clusters of 2). Why the dense persistent matmul's multicast (8192^3, B's boxes
+  /// in pairs, against no clusters) cut its L2 reads by only 9%, not the third one would count, is not known.
+  /// DeepSeek-V3's GEMM 1 (ncu, one wave, no cluster) is bound by the crossing between the L2's two halves:
+  /// lts__ltcfabric2ltc_cycles_active 96%, 12.9 GB crossing, DRAM 16.6 GB at 4.01 TB/s (the probe's bulk copies
+  /// read DRAM at up to 4.69); clusters of 2, 4 and 8 without multicast (one GPC each) did not cut the crossings
+  /// (402M sectors alone, 407-430M in clusters).
   /// Pairing tiles side by side in N instead, sharing the rows, lost 25% (5.85-5.98 against 4.53-4.75): it splits
   /// each expert's two blocks, which read the same weights, across clusters.
   unsigned clusterSize = 1;
@@ -82,10 +81,11 @@ struct MoeConfig {
   /// ms. Mixtral's (not persistent) read 35% more through L2 (19.11 -> 25.84 GB) for the same DRAM bytes, 2.58
   /// -> 2.67 ms. In Mixtral's persistent kernel the tail tiles' programs run ahead too (ncu: 2.2% fewer wgmmas,
   /// DRAM 2.34 -> 5.55 GB), and the clock fell with it (1.60 -> 1.48 GHz; likely the power limit, where DRAM
-  /// traffic takes power the SMs had, not checked): 2.61 -> 2.84 ms. Rotating each program's place in each round of tiles, so that
-  /// every program gets its share of tail tiles, spread the drift over all of them and lost more (9.82 GB, 1.35
-  /// GHz, 3.12 ms). Only taking tiles as programs free up (a dynamic tile counter, which the warp-specialized
-  /// tile loop does not have) would keep the tiles running at once together. Ignored without gatherRows (or where
+  /// traffic takes power the SMs had, not checked): 2.61 -> 2.84 ms. Rotating each program's place in each
+  /// round of tiles, so that every program gets its share of tail tiles, spread the drift over all of them and
+  /// lost more (9.82 GB, 1.35 GHz, 3.12 ms). Taking tiles as programs free up (a dynamic tile counter, which the
+  /// warp-specialized tile loop does not have) would keep the tiles running at once together, but the
+  /// non-persistent kernel, which the GPU schedules so, still lost (above). Ignored without gatherRows (or where
   /// it falls back).
   bool skipPadding = false;
   /// The GEMMs launch through the autotuner (brick/JIT/Autotune.h): for this BLOCK_M, the tiles, warps and stages
