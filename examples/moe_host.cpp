@@ -59,8 +59,8 @@ MoeConfig moeConfig(const MoeShape &shape) {
     // DRAM but took 5.72-5.76 ms against 5.61-5.69; the pair sharing each weight block by TMA multicast (a release
     // ring across the cluster in brickgpu-pipeline; branch moe-multicast-pairs) took L2 to 85-87% and GEMM 1 to
     // 6.00 ms (K steps of 128, 2 stages) and 6.19-6.24 (64, 4 stages, 64-row boxes) against 5.63-5.74 alone:
-    // each pair waits every step for its slower program (H100, session 26). On an H200 the L2 unit at its peak
-    // is the crossing between the L2's two halves (MoeConfig::clusterSize says more).
+    // each pair waits every step for its slower program (H100, session 26). On an H200 the busiest L2 unit is
+    // the crossing between the L2's two halves, as in pure streaming (MoeConfig::clusterSize says more).
 
     // Then persistent where an expert's weights serve several blocks (compute-bound tiles), so that a tile's store
     // overlaps the next tile's loads. Medians on an H100, one tile a program -> persistent: Mixtral at 4096 tokens

@@ -62,10 +62,11 @@ struct MoeConfig {
   /// blocks and 135.2M by multicast; in clusters of 4, 92.3M against 61.4M; and multicast delivered less
   /// (8.67 against 10.06 TB/s in clusters of 2). Why the dense persistent matmul's multicast (8192^3, B's boxes
   /// in pairs, against no clusters) cut its L2 reads by only 9%, not the third one would count, is not known.
-  /// DeepSeek-V3's GEMM 1 (ncu, one wave, no cluster) is bound by the crossing between the L2's two halves:
-  /// lts__ltcfabric2ltc_cycles_active 96%, 12.9 GB crossing, DRAM 16.6 GB at 4.01 TB/s (the probe's bulk copies
-  /// read DRAM at up to 4.69); clusters of 2, 4 and 8 without multicast (one GPC each) did not cut the crossings
-  /// (402M sectors alone, 407-430M in clusters).
+  /// DeepSeek-V3's GEMM 1 (ncu, one wave, no cluster) reads 16.6 GB from DRAM at 4.01 TB/s and 30 GB from L2
+  /// into the SMs; the busiest L2 unit is the crossing between its two halves (lts__ltcfabric2ltc_cycles_active
+  /// 96%, 12.9 GB crossing), as in pure streaming: the probe's distinct chunks from a 4 GB source read DRAM at
+  /// 4.6 TB/s under ncu with half their sectors crossing and the crossing 97% busy. Clusters of 2, 4 and 8
+  /// without multicast (one GPC each) did not cut the crossings (402M sectors alone, 407-430M in clusters).
   /// Pairing tiles side by side in N instead, sharing the rows, lost 25% (5.85-5.98 against 4.53-4.75): it splits
   /// each expert's two blocks, which read the same weights, across clusters.
   unsigned clusterSize = 1;
