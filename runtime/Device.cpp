@@ -333,6 +333,9 @@ Expected<Function> Module::function(const std::string &name) const {
 
 Error Function::prepare(unsigned threads, unsigned sharedBytes) const {
   const Driver &d = device_->driver();
+  // Launches and occupancy queries both act on the device: a stream-less launch runs on the current context.
+  if (Error e = device_->makeCurrent())
+    return e;
   const FunctionAttributes &a = attributes_;
   if (static_cast<int>(threads) > a.maxThreadsPerBlock)
     return Error("kernel '" + name_ + "': " + std::to_string(threads) + " threads per block, but with " +
@@ -355,8 +358,6 @@ Error Function::prepare(unsigned threads, unsigned sharedBytes) const {
 Error Function::launch(std::array<unsigned, 3> grid, unsigned threads, unsigned sharedBytes, const Stream *stream,
                        void **arguments, unsigned clusterSize) const {
   const Driver &d = device_->driver();
-  if (Error e = device_->makeCurrent()) // a stream-less launch runs on the current context
-    return e;
   if (Error e = prepare(threads, sharedBytes))
     return e;
   if (clusterSize > 1) {

@@ -173,8 +173,8 @@ public:
 
 private:
   friend class Module;
-  /// Checks `threads` and the shared memory against the limits, and opts the kernel in to `sharedBytes` of
-  /// dynamic shared memory where that is over what it is allowed yet.
+  /// Makes the device's context current, checks `threads` and the shared memory against the limits, and opts the
+  /// kernel in to `sharedBytes` of dynamic shared memory where that is over what it is allowed yet.
   Error prepare(unsigned threads, unsigned sharedBytes) const;
   const Device *device_ = nullptr;
   CUfunction handle_ = nullptr;
