@@ -4,6 +4,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
 
 namespace examples {
 
@@ -32,8 +36,21 @@ Device pickDevice(std::string *why) {
 
 namespace host {
 
+std::mt19937::result_type randomSeed() {
+  const char *seed = std::getenv("BRICK_SEED");
+  if (seed && *seed) {
+    char *end = nullptr;
+    errno = 0;
+    unsigned long long value = std::strtoull(seed, &end, 10);
+    if (*end == '\0' && errno == 0 && seed[0] != '-' && value <= std::numeric_limits<uint32_t>::max())
+      return std::mt19937::result_type(value);
+    std::fprintf(stderr, "BRICK_SEED='%s' is not a 32-bit unsigned integer; drawing a seed instead\n", seed);
+  }
+  return std::random_device{}();
+}
+
 std::mt19937 &rng() {
-  static std::mt19937 generator(std::random_device{}());
+  static std::mt19937 generator(randomSeed());
   return generator;
 }
 

@@ -86,6 +86,10 @@ std::vector<Check> runExample(const std::string &name, const brick::runtime::Dev
 brick::runtime::Device pickDevice(std::string *why);
 
 namespace host {
+/// BRICK_SEED where it is set to a 32-bit unsigned integer (so that runs draw the same inputs and the same MoE
+/// routing, and compare), else one from std::random_device (with a warning where BRICK_SEED is not such a number).
+std::mt19937::result_type randomSeed();
+/// The examples' random numbers, seeded once with randomSeed().
 std::mt19937 &rng();
 std::vector<float> randomFloats(size_t n, float scale = 1.0f);
 

@@ -81,20 +81,31 @@ module attributes {brickgpu.num_warps = 4 : i32, brickgpu.shared = 4096 : i32} {
 
 #v1 = #brickgpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 module attributes {brickgpu.num_warps = 1 : i32, brickgpu.shared = 0 : i32} {
-  // exp through ex2.approx (x * log2 e); f16 math computes in f32.
+  // exp through ex2.approx.ftz (x * log2 e); f16 math computes in f32.
   // CHECK-LABEL: llvm.func @math
   // CHECK: llvm.fpext {{.*}} : f16 to f32
   // CHECK: llvm.fmul {{.*}} : f32
-  // CHECK: llvm.inline_asm "ex2.approx.f32 $0, $1;", "=f,f"
+  // CHECK: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;", "=f,f"
   // CHECK: llvm.fptrunc {{.*}} : f32 to f16
-  // f32 division through div.full.f32; f64 division stays IEEE.
+  // f32 division through div.full.f32, one over a value through rcp.approx.ftz.f32 (a splat 1 or a scalar
+  // one, not 2); f64 division stays IEEE.
   // CHECK: llvm.inline_asm "div.full.f32 $0, $1, $2;", "=f,f,f"
   // CHECK: llvm.fdiv {{.*}} : f64
-  func.func @math(%x: tensor<32xf16, #v1>, %a: tensor<32xf32, #v1>, %b: tensor<32xf64, #v1>) -> (tensor<32xf16, #v1>, tensor<32xf32, #v1>, tensor<32xf64, #v1>) {
+  // CHECK: llvm.inline_asm "rcp.approx.ftz.f32 $0, $1;", "=f,f"
+  // CHECK: llvm.inline_asm "div.full.f32 $0, $1, $2;", "=f,f,f"
+  // CHECK: llvm.inline_asm "rcp.approx.ftz.f32 $0, $1;", "=f,f"
+  // CHECK-NOT: rcp.approx
+  func.func @math(%x: tensor<32xf16, #v1>, %a: tensor<32xf32, #v1>, %b: tensor<32xf64, #v1>, %s: f32) -> (tensor<32xf16, #v1>, tensor<32xf32, #v1>, tensor<32xf64, #v1>, tensor<32xf32, #v1>, tensor<32xf32, #v1>, f32) {
     %y = math.exp %x : tensor<32xf16, #v1>
     %q = arith.divf %a, %a : tensor<32xf32, #v1>
     %r = arith.divf %b, %b : tensor<32xf64, #v1>
-    return %y, %q, %r : tensor<32xf16, #v1>, tensor<32xf32, #v1>, tensor<32xf64, #v1>
+    %one = arith.constant dense<1.0> : tensor<32xf32, #v1>
+    %two = arith.constant dense<2.0> : tensor<32xf32, #v1>
+    %inverse = arith.divf %one, %a : tensor<32xf32, #v1>
+    %half = arith.divf %two, %a : tensor<32xf32, #v1>
+    %scalarOne = arith.constant 1.0 : f32
+    %scalarInverse = arith.divf %scalarOne, %s : f32
+    return %y, %q, %r, %inverse, %half, %scalarInverse : tensor<32xf16, #v1>, tensor<32xf32, #v1>, tensor<32xf64, #v1>, tensor<32xf32, #v1>, tensor<32xf32, #v1>, f32
   }
 }
 

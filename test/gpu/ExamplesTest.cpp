@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 using namespace brick;
 
@@ -1222,6 +1223,29 @@ TEST(ExamplesOnGpu, PersistentMatmulTunesOverWarpSpecializedAndClusteredConfigs)
   for (const TuningTrial &trial : tuning.trials)
     EXPECT_GT(trial.milliseconds, 0) << trial.config.str() << ": " << trial.skipped;
   EXPECT_LT(sampledMatmulError(a, b, *dc, m, n, k), 2e-3) << "chosen: " << tuning.trials[tuning.chosen].config.str();
+}
+
+// The examples' host-side random numbers (inputs, weights, MoE router logits) follow BRICK_SEED, so that two runs
+// of the bench compute the same MoE routing; a value that is not a 32-bit unsigned integer is not taken.
+TEST(ExamplesHost, RandomSeedComesFromBrickSeed) {
+  const char *saved = std::getenv("BRICK_SEED");
+  std::string restore = saved ? saved : "";
+  ::setenv("BRICK_SEED", "42", 1);
+  EXPECT_EQ(examples::host::randomSeed(), 42u);
+  ::setenv("BRICK_SEED", "4294967295", 1);
+  EXPECT_EQ(examples::host::randomSeed(), 4294967295u);
+  // Not taken: each of these would otherwise be read as some number (strtoull gives 0, 12, or wraps -1).
+  for (const char *bad : {"abc", "12x", "-1", "4294967296"}) {
+    ::setenv("BRICK_SEED", bad, 1);
+    std::set<std::mt19937::result_type> seeds;
+    for (int i = 0; i < 4; ++i)
+      seeds.insert(examples::host::randomSeed());
+    EXPECT_GT(seeds.size(), 1u) << "BRICK_SEED=" << bad << " gave the same seed four times";
+  }
+  if (saved)
+    ::setenv("BRICK_SEED", restore.c_str(), 1);
+  else
+    ::unsetenv("BRICK_SEED");
 }
 
 } // namespace

@@ -229,16 +229,35 @@ struct ApproximateMathLowering : ConvertOpToLLVMPattern<Op> {
   double scale, postScale;
 };
 
+/// Whether `value` is the constant 1, looking through the struct of registers a splat block became.
+bool isOne(Value value) {
+  if (auto extract = value.getDefiningOp<LLVM::ExtractValueOp>()) {
+    auto insert = extract.getContainer().getDefiningOp<LLVM::InsertValueOp>();
+    while (insert && insert.getPosition() != extract.getPosition())
+      insert = insert.getContainer().getDefiningOp<LLVM::InsertValueOp>();
+    if (insert)
+      value = insert.getValue();
+  }
+  FloatAttr constant;
+  return matchPattern(value, m_Constant(&constant)) && constant.getValue().isExactlyValue(1.0);
+}
+
 /// f32 division through div.full.f32 (at most 2 ulp), as Triton does: IEEE division (div.rn.f32) is a
 /// subroutine of a dozen instructions per element, which softmax's normalization pays for every element.
+/// 1 / y (sigmoid's) is rcp.approx.ftz.f32: at most 1 ulp, one instruction where div.full takes four (it
+/// scales operands past 2^126); .ftz flushes subnormal inputs and results to zero, as CUDA's fast math does.
 struct FastDivisionLowering : ConvertOpToLLVMPattern<arith::DivFOp> {
   FastDivisionLowering(LLVMTypeConverter &converter) : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
   LogicalResult matchAndRewrite(arith::DivFOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     if (!op.getType().isF32())
       return failure();
-    rewriter.replaceOp(op, LLVM::InlineAsmOp::create(rewriter, op.getLoc(), rewriter.getF32Type(),
-                                                     ValueRange{adaptor.getLhs(), adaptor.getRhs()},
-                                                     "div.full.f32 $0, $1, $2;", "=f,f,f", /*has_side_effects=*/false,
+    bool reciprocal = isOne(adaptor.getLhs());
+    SmallVector<Value, 2> operands{adaptor.getRhs()};
+    if (!reciprocal)
+      operands.insert(operands.begin(), adaptor.getLhs());
+    rewriter.replaceOp(op, LLVM::InlineAsmOp::create(rewriter, op.getLoc(), rewriter.getF32Type(), operands,
+                                                     reciprocal ? "rcp.approx.ftz.f32 $0, $1;" : "div.full.f32 $0, $1, $2;",
+                                                     reciprocal ? "=f,f" : "=f,f,f", /*has_side_effects=*/false,
                                                      /*is_align_stack=*/false, LLVM::TailCallKind::None,
                                                      LLVM::AsmDialectAttr(), ArrayAttr())
                                .getResult(0));
@@ -256,8 +275,11 @@ void populateElementwisePatterns(LLVMTypeConverter &converter, RewritePatternSet
   patterns.add<BlockConstantLowering>(converter);
   if (context.fastMath) {
     constexpr double log2e = 1.4426950408889634, ln2 = 0.6931471805599453;
-    patterns.add<ApproximateMathLowering<math::ExpOp>>(converter, "ex2.approx.f32", log2e, 1.0);
-    patterns.add<ApproximateMathLowering<math::Exp2Op>>(converter, "ex2.approx.f32", 1.0, 1.0);
+    // .ftz: results below 2^-126 become 0, as CUDA's fast math (__expf) makes them; without it ptxas wraps
+    // each ex2 in a range check and two multiplies (the MoE epilogue's silu spent a third of its
+    // instructions there).
+    patterns.add<ApproximateMathLowering<math::ExpOp>>(converter, "ex2.approx.ftz.f32", log2e, 1.0);
+    patterns.add<ApproximateMathLowering<math::Exp2Op>>(converter, "ex2.approx.ftz.f32", 1.0, 1.0);
     patterns.add<ApproximateMathLowering<math::LogOp>>(converter, "lg2.approx.f32", 1.0, ln2);
     patterns.add<ApproximateMathLowering<math::Log2Op>>(converter, "lg2.approx.f32", 1.0, 1.0);
     patterns.add<ApproximateMathLowering<math::SinOp>>(converter, "sin.approx.f32", 1.0, 1.0);
