@@ -69,6 +69,10 @@ MoeConfig moeConfig(const MoeShape &shape) {
     // rows) 5.77 -> 6.34. The ring lives through the epilogue beside the activations' 16 KB TMA box: 4 stages
     // (213 KB). GEMM 1's cycles in ncu at Mixtral's 4096 tokens, two rounds: 4.19-4.26 M at 3 stages, 4.03-4.18 M
     // at 4 (and 4.23-4.31 M at 3 when the activations went to their pairs' rows by pointers).
+    // At 4096 tokens the bench's GEMM 1 runs at the 700 W power cap (H200, nvidia-smi: SW power cap, SM clock
+    // 1.3-1.6 GHz of 1.98), where time follows energy more than cycles: making the silu epilogue 10 instructions
+    // an element cheaper (ex2/rcp .ftz, session 33) took Mixtral's persistent GEMM 1 from 90.1% to 93.1% tensor
+    // pipe and 4% fewer cycles a K step in one launch under ncu, and left its bench time unchanged.
     config.persistent = config.gatherRows && rowsPerExpert >= 512;
   }
   config.tuned = true;

@@ -86,8 +86,13 @@ struct MoeConfig {
   /// round of tiles, so that every program gets its share of tail tiles, spread the drift over all of them and
   /// lost more (9.82 GB, 1.35 GHz, 3.12 ms). Taking tiles as programs free up (a dynamic tile counter, which the
   /// warp-specialized tile loop does not have) would keep the tiles running at once together, but the
-  /// non-persistent kernel, which the GPU schedules so, still lost (above). Ignored without gatherRows (or where
-  /// it falls back).
+  /// non-persistent kernel, which the GPU schedules so, still lost (above). Nor does the power limit make it
+  /// pay: in the bench (20 calls back to back) GEMM 1 runs at the H200's 700 W cap (nvidia-smi: the SW power cap
+  /// throttling, SM clock 1.3-1.6 GHz), where the tensor work the padding costs is power the other tiles could
+  /// use, yet the non-persistent kernel skipping still lost (same routing, three rounds in turns: DeepSeek-V3
+  /// 4.69-4.78 ms against 4.51-4.69 without skipping and 4.38-4.52 for the default; Mixtral 2.64-2.68 against
+  /// 2.65-2.78 and 2.54-2.57 for the persistent default; session 33). Ignored without gatherRows (or where it
+  /// falls back).
   bool skipPadding = false;
   /// The GEMMs launch through the autotuner (brick/JIT/Autotune.h): for this BLOCK_M, the tiles, warps and stages
   /// of each are tuned per (N, K, pairs rounded up to a power of two), moeCandidates' first being these.
