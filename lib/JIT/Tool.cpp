@@ -32,7 +32,7 @@ constexpr const char *kHelp = R"(Compile this program's Brick kernels to any sta
   --num-stages=N         buffers per ring when prefetching a loop's dot operands (default: its own, else 3)
   --warp-specialize      sm_90a: a producer warpgroup issues a TMA + wgmma K loop's copies
   --cluster-size=N       programs per cluster, 2, 4 or 8 (sm_90a: blocks the cluster shares are multicast)
-  --no-fast-math         precise exp/log/sin/cos/tanh instead of PTX's approximate instructions
+  --no-fast-math         precise exp/log/sin/cos/tanh and f32 division instead of PTX's approximate instructions
   --dump-dir=DIR         write the IR after every pass, the LLVM IR and the PTX into DIR, numbered in order
   --resource-usage       assemble with ptxas and report registers, spills and shared memory (on stderr)
   --time-stages          how long each step took (on stderr)

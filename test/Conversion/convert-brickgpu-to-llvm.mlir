@@ -111,6 +111,30 @@ module attributes {brickgpu.num_warps = 1 : i32, brickgpu.shared = 0 : i32} {
 
 // -----
 
+#v4r = #brickgpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+module attributes {brickgpu.num_warps = 1 : i32, brickgpu.shared = 0 : i32} {
+  // One over a value with several registers a thread: each register's division is rcp.approx.ftz where the
+  // numerator is 1 (a splat constant, or a scalar 1 splat into a block), div.full where it is -1.
+  // CHECK-LABEL: llvm.func @reciprocals
+  // CHECK-COUNT-4: llvm.inline_asm "rcp.approx.ftz.f32 $0, $1;", "=f,f"
+  // CHECK-COUNT-4: llvm.inline_asm "rcp.approx.ftz.f32 $0, $1;", "=f,f"
+  // CHECK-COUNT-4: llvm.inline_asm "div.full.f32 $0, $1, $2;", "=f,f,f"
+  // CHECK-NOT: llvm.inline_asm
+  // CHECK: llvm.return
+  func.func @reciprocals(%a: tensor<128xf32, #v4r>) -> (tensor<128xf32, #v4r>, tensor<128xf32, #v4r>, tensor<128xf32, #v4r>) {
+    %one = arith.constant dense<1.0> : tensor<128xf32, #v4r>
+    %scalarOne = arith.constant 1.0 : f32
+    %splatOne = brick.splat %scalarOne : tensor<128xf32, #v4r>
+    %minusOne = arith.constant dense<-1.0> : tensor<128xf32, #v4r>
+    %x = arith.divf %one, %a : tensor<128xf32, #v4r>
+    %y = arith.divf %splatOne, %a : tensor<128xf32, #v4r>
+    %z = arith.divf %minusOne, %a : tensor<128xf32, #v4r>
+    return %x, %y, %z : tensor<128xf32, #v4r>, tensor<128xf32, #v4r>, tensor<128xf32, #v4r>
+  }
+}
+
+// -----
+
 #v2 = #brickgpu.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 #s1 = #brickgpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 module attributes {brickgpu.num_warps = 1 : i32, brickgpu.shared = 0 : i32} {

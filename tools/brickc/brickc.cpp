@@ -51,8 +51,8 @@ static cl::opt<unsigned> clusterSize(cl::cat(brickCategory), "cluster-size",
                                      cl::desc("Programs per cluster (2, 4 or 8; sm_90 launches thread block clusters): "
                                               "cluster_rank(), cluster_size(), multicast of blocks the cluster shares"),
                                      cl::init(1));
-static cl::opt<bool> noFastMath(cl::cat(brickCategory), "no-fast-math", cl::desc("Precise exp/log/sin/cos/tanh (polynomials) instead of "
-                                                         "PTX's approximate instructions"));
+static cl::opt<bool> noFastMath(cl::cat(brickCategory), "no-fast-math", cl::desc("Precise exp/log/sin/cos/tanh (polynomials) and f32 "
+                                                         "division (IEEE) instead of PTX's approximate instructions"));
 static cl::opt<std::string> dumpDir(cl::cat(brickCategory), "dump-dir", cl::desc("Write the IR after every pass, the LLVM IR and the PTX "
                                                          "into this folder, numbered in pipeline order"),
                                     cl::init(""));

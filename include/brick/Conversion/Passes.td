@@ -27,7 +27,7 @@ def ConvertBrickGPUToLLVM : Pass<"convert-brickgpu-to-llvm", "::mlir::ModuleOp">
   let options = [
     Option<"computeCapability", "compute-capability", "unsigned", "90", "SM version the code is for (80, 90)">,
     Option<"fastMath", "fast-math", "bool", "true",
-           "Lower exp/exp2/log2 to the approximate PTX instructions (ex2.approx, lg2.approx), as Triton does">,
+           "Lower exp/exp2/log/log2/sin/cos/tanh/rsqrt to PTX's approximate instructions (ex2.approx.ftz, lg2.approx, ...), as Triton does, and f32 division to div.full (1 / y to rcp.approx.ftz)">,
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
 }

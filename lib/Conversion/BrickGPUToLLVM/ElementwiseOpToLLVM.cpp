@@ -229,23 +229,18 @@ struct ApproximateMathLowering : ConvertOpToLLVMPattern<Op> {
   double scale, postScale;
 };
 
-/// Whether `value` is the constant 1, looking through the struct of registers a splat block became.
+/// Whether `value` is the constant 1. A splat block's registers reach the per-register op as the constant
+/// itself (unpack() reads the members back from pack()'s chain), a scalar's as it is.
 bool isOne(Value value) {
-  if (auto extract = value.getDefiningOp<LLVM::ExtractValueOp>()) {
-    auto insert = extract.getContainer().getDefiningOp<LLVM::InsertValueOp>();
-    while (insert && insert.getPosition() != extract.getPosition())
-      insert = insert.getContainer().getDefiningOp<LLVM::InsertValueOp>();
-    if (insert)
-      value = insert.getValue();
-  }
   FloatAttr constant;
   return matchPattern(value, m_Constant(&constant)) && constant.getValue().isExactlyValue(1.0);
 }
 
 /// f32 division through div.full.f32 (at most 2 ulp), as Triton does: IEEE division (div.rn.f32) is a
 /// subroutine of a dozen instructions per element, which softmax's normalization pays for every element.
-/// 1 / y (sigmoid's) is rcp.approx.ftz.f32: at most 1 ulp, one instruction where div.full takes four (it
-/// scales operands past 2^126); .ftz flushes subnormal inputs and results to zero, as CUDA's fast math does.
+/// A constant 1 over y (sigmoid's, or any kernel's 1.0 / y) is rcp.approx.ftz.f32 (at most 1 ulp): one
+/// instruction where div.full takes four (it scales operands past 2^126). .ftz flushes subnormals, as CUDA's
+/// -ftz=true (--use_fast_math) does: 1 / y is 0 for |y| > 2^126 and +-inf for a subnormal y.
 struct FastDivisionLowering : ConvertOpToLLVMPattern<arith::DivFOp> {
   FastDivisionLowering(LLVMTypeConverter &converter) : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
   LogicalResult matchAndRewrite(arith::DivFOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
