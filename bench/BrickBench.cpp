@@ -10,6 +10,7 @@
 #include "brick/Support/HalfFloat.h"
 #include "attention.h"
 #include "matmul.h"
+#include "host.h"
 #include "moe_layer.h"
 #include "softmax.h"
 #include "brick/JIT/Autotune.h"
@@ -1068,6 +1069,8 @@ int main(int argc, char **argv) {
   DeviceBuffer flush = allocate(256 << 20);
   flushBuffer = &flush;
   std::printf("{\n  \"device\": \"%s\"", device->name().c_str());
+  // The examples' host-side random numbers (the MoE's inputs, weights and routing): BRICK_SEED=<seed> repeats them.
+  std::printf(",\n  \"seed\": %llu", static_cast<unsigned long long>(examples::host::rngSeed()));
   if (argc > 1 && std::string(argv[1]) == "--autotune") {
     benchAutotune();
     std::printf("\n}\n");

@@ -49,8 +49,17 @@ std::mt19937::result_type randomSeed() {
   return std::random_device{}();
 }
 
+namespace {
+std::mt19937::result_type &seed() {
+  static std::mt19937::result_type value = randomSeed();
+  return value;
+}
+} // namespace
+
+std::mt19937::result_type rngSeed() { return seed(); }
+
 std::mt19937 &rng() {
-  static std::mt19937 generator(randomSeed());
+  static std::mt19937 generator(seed());
   return generator;
 }
 

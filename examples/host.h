@@ -89,6 +89,9 @@ namespace host {
 /// BRICK_SEED where it is set to a 32-bit unsigned integer (so that runs draw the same inputs and the same MoE
 /// routing, and compare), else one from std::random_device (with a warning where BRICK_SEED is not such a number).
 std::mt19937::result_type randomSeed();
+/// The seed rng() starts from (drawn once with randomSeed()): printed by brick-bench, so that BRICK_SEED can
+/// repeat a run.
+std::mt19937::result_type rngSeed();
 /// The examples' random numbers, seeded once with randomSeed().
 std::mt19937 &rng();
 std::vector<float> randomFloats(size_t n, float scale = 1.0f);
