@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -39,10 +40,11 @@ namespace host {
 std::mt19937::result_type randomSeed() {
   const char *seed = std::getenv("BRICK_SEED");
   if (seed && *seed) {
-    char *end = nullptr;
+    char *end = nullptr; // strtoull would take leading blanks and a sign: only digits are a seed
+    bool digits = std::isdigit(static_cast<unsigned char>(*seed));
     errno = 0;
     unsigned long long value = std::strtoull(seed, &end, 10);
-    if (*end == '\0' && errno == 0 && seed[0] != '-' && value <= std::numeric_limits<uint32_t>::max())
+    if (digits && *end == '\0' && errno == 0 && value <= std::numeric_limits<uint32_t>::max())
       return std::mt19937::result_type(value);
     std::fprintf(stderr, "BRICK_SEED='%s' is not a 32-bit unsigned integer; drawing a seed instead\n", seed);
   }

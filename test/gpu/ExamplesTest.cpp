@@ -1234,8 +1234,9 @@ TEST(ExamplesHost, RandomSeedComesFromBrickSeed) {
   EXPECT_EQ(examples::host::randomSeed(), 42u);
   ::setenv("BRICK_SEED", "4294967295", 1);
   EXPECT_EQ(examples::host::randomSeed(), 4294967295u);
-  // Not taken: each of these would otherwise be read as some number (strtoull gives 0, 12, or wraps -1).
-  for (const char *bad : {"abc", "12x", "-1", "4294967296"}) {
+  // Not taken: each of these would otherwise be read as some number (strtoull gives 0, 12, wraps -1, skips the
+  // blank and the sign).
+  for (const char *bad : {"abc", "12x", "-1", "4294967296", " 42", "+42"}) {
     ::setenv("BRICK_SEED", bad, 1);
     std::set<std::mt19937::result_type> seeds;
     for (int i = 0; i < 4; ++i)
