@@ -51,17 +51,13 @@ std::mt19937::result_type randomSeed() {
   return std::random_device{}();
 }
 
-namespace {
-std::mt19937::result_type &seed() {
-  static std::mt19937::result_type value = randomSeed();
-  return value;
+std::mt19937::result_type rngSeed() {
+  static const std::mt19937::result_type seed = randomSeed();
+  return seed;
 }
-} // namespace
-
-std::mt19937::result_type rngSeed() { return seed(); }
 
 std::mt19937 &rng() {
-  static std::mt19937 generator(seed());
+  static std::mt19937 generator(rngSeed());
   return generator;
 }
 

@@ -92,7 +92,7 @@ std::mt19937::result_type randomSeed();
 /// The seed rng() starts from (drawn once with randomSeed()): printed by brick-bench, so that BRICK_SEED can
 /// repeat a run.
 std::mt19937::result_type rngSeed();
-/// The examples' random numbers, seeded once with randomSeed().
+/// The examples' random numbers, seeded with rngSeed().
 std::mt19937 &rng();
 std::vector<float> randomFloats(size_t n, float scale = 1.0f);
 

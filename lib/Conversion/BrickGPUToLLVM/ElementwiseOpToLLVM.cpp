@@ -216,10 +216,7 @@ struct ApproximateMathLowering : ConvertOpToLLVMPattern<Op> {
     Value x = adaptor.getOperand();
     if (scale != 1.0)
       x = LLVM::FMulOp::create(rewriter, loc, x, LLVM::ConstantOp::create(rewriter, loc, f32, rewriter.getF32FloatAttr(scale)));
-    Value y = LLVM::InlineAsmOp::create(rewriter, loc, f32, ValueRange{x}, instruction + " $0, $1;", "=f,f",
-                                        /*has_side_effects=*/false, /*is_align_stack=*/false,
-                                        LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
-                  .getResult(0);
+    Value y = inlineAsm(rewriter, loc, f32, x, instruction + " $0, $1;", "=f,f", /*sideEffects=*/false);
     if (postScale != 1.0)
       y = LLVM::FMulOp::create(rewriter, loc, y, LLVM::ConstantOp::create(rewriter, loc, f32, rewriter.getF32FloatAttr(postScale)));
     rewriter.replaceOp(op, y);
@@ -246,16 +243,12 @@ struct FastDivisionLowering : ConvertOpToLLVMPattern<arith::DivFOp> {
   LogicalResult matchAndRewrite(arith::DivFOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     if (!op.getType().isF32())
       return failure();
-    bool reciprocal = isOne(adaptor.getLhs());
-    SmallVector<Value, 2> operands{adaptor.getRhs()};
-    if (!reciprocal)
-      operands.insert(operands.begin(), adaptor.getLhs());
-    rewriter.replaceOp(op, LLVM::InlineAsmOp::create(rewriter, op.getLoc(), rewriter.getF32Type(), operands,
-                                                     reciprocal ? "rcp.approx.ftz.f32 $0, $1;" : "div.full.f32 $0, $1, $2;",
-                                                     reciprocal ? "=f,f" : "=f,f,f", /*has_side_effects=*/false,
-                                                     /*is_align_stack=*/false, LLVM::TailCallKind::None,
-                                                     LLVM::AsmDialectAttr(), ArrayAttr())
-                               .getResult(0));
+    Type f32 = rewriter.getF32Type();
+    rewriter.replaceOp(op, isOne(adaptor.getLhs())
+                               ? inlineAsm(rewriter, op.getLoc(), f32, adaptor.getRhs(), "rcp.approx.ftz.f32 $0, $1;",
+                                           "=f,f", /*sideEffects=*/false)
+                               : inlineAsm(rewriter, op.getLoc(), f32, {adaptor.getLhs(), adaptor.getRhs()},
+                                           "div.full.f32 $0, $1, $2;", "=f,f,f", /*sideEffects=*/false));
     return success();
   }
 };
