@@ -426,8 +426,9 @@ template <typename LaunchFresh> void reportColdLaunches(const std::string &key, 
                 jsonEscaped(colds[trial].second).c_str());
 }
 
-/// The cold first launch of matmul for `target` (0: the GPU's own code); on an H100 (sm_90a) also that of the
-/// persistent warp-specialized kernel the table's persistent_ws rows run.
+/// The cold first launch of matmul for `target` (0: the GPU's own code); on an H100 (sm_90a) also those of
+/// matmulDescriptors, the kernel examples/matmul runs there, and of the persistent warp-specialized kernel the
+/// table's persistent_ws rows run.
 void benchColdLaunch(unsigned target) {
   // Cold first launch: compile (MLIR, LLVM, ptxas) and load a matmul specialization nothing has compiled: five
   // times (a fresh kernel and an empty disk cache each), the median reported with the JIT's log of that one (its
@@ -447,10 +448,20 @@ void benchColdLaunch(unsigned target) {
   });
   if (target != 0 || device->computeCapability() != 90)
     return;
+  auto block = [](int rows, int columns) { return std::vector<int64_t>{rows, columns}; };
+  // The kernel examples/matmul runs on sm_90a (16-bit operands through tensor descriptors: TMA), in the tiles above.
+  reportColdLaunches("matmul_descriptors", [&] {
+    auto kernel = examples::matmulDescriptors<brick::f16>();
+    check(kernel.launch(Grid{config.programs(512, 512)}, options,
+                        TensorDescriptorArg::of(problem.da, {512, 512}, {512, 1}, block(config.blockM, config.blockK)),
+                        TensorDescriptorArg::of(problem.db, {512, 512}, {512, 1}, block(config.blockK, config.blockN)),
+                        TensorDescriptorArg::of(problem.dc, {512, 512}, {512, 1}, block(config.blockM, config.blockN)),
+                        512, 512, 512, config.blockM, config.blockN, config.blockK, config.groupM));
+    return kernel.specializations().back();
+  });
   examples::MatmulConfig persistent = examples::matmulConfig(4096, 4096, 4096, 2, 90);
   LaunchOptions persistentOptions{.numWarps = persistent.warps, .numStages = persistent.stages};
   persistentOptions.warpSpecialize = true;
-  auto block = [](int rows, int columns) { return std::vector<int64_t>{rows, columns}; };
   reportColdLaunches("matmul_persistent_ws", [&] {
     auto kernel = examples::matmulPersistent<brick::f16>();
     check(kernel.launch(

@@ -216,6 +216,12 @@ def print_matmul(brick, anchors, title="matmul (TFLOP/s)"):
           f"({brick['matmul_cold_first_launch_min_ms']:.0f}-{brick['matmul_cold_first_launch_max_ms']:.0f}); "
           f"Triton's first calls (autotuning 4 configs) up to {triton_cold:.1f} s")
     print(f"  {brick.get('matmul_cold_first_launch_log', '')}")
+    if "matmul_descriptors_cold_first_launch_ms" in brick:  # sm_90a: the kernel examples/matmul runs there
+        print(f"matmul through tensor descriptors (TMA) cold first launch, median of 5: "
+              f"{brick['matmul_descriptors_cold_first_launch_ms']:.0f} ms "
+              f"({brick['matmul_descriptors_cold_first_launch_min_ms']:.0f}-"
+              f"{brick['matmul_descriptors_cold_first_launch_max_ms']:.0f})")
+        print(f"  {brick.get('matmul_descriptors_cold_first_launch_log', '')}")
     if "matmul_persistent_ws_cold_first_launch_ms" in brick:  # sm_90a: the persistent_ws rows' kernel
         print(f"matmul persistent warp-specialized cold first launch, median of 5: "
               f"{brick['matmul_persistent_ws_cold_first_launch_ms']:.0f} ms "
