@@ -448,29 +448,28 @@ void benchColdLaunch(unsigned target) {
   });
   if (target != 0 || device->computeCapability() != 90)
     return;
-  auto block = [](int rows, int columns) { return std::vector<int64_t>{rows, columns}; };
+  // A fresh descriptor kernel (A, B and C through tensor descriptors in `tiles`' blocks) launched cold.
+  auto launchThroughDescriptors = [&](auto kernel, Grid grid, const LaunchOptions &launch,
+                                      const examples::MatmulConfig &tiles) {
+    auto block = [](int rows, int columns) { return std::vector<int64_t>{rows, columns}; };
+    check(kernel.launch(grid, launch,
+                        TensorDescriptorArg::of(problem.da, {512, 512}, {512, 1}, block(tiles.blockM, tiles.blockK)),
+                        TensorDescriptorArg::of(problem.db, {512, 512}, {512, 1}, block(tiles.blockK, tiles.blockN)),
+                        TensorDescriptorArg::of(problem.dc, {512, 512}, {512, 1}, block(tiles.blockM, tiles.blockN)),
+                        512, 512, 512, tiles.blockM, tiles.blockN, tiles.blockK, tiles.groupM));
+    return kernel.specializations().back();
+  };
   // The kernel examples/matmul runs on sm_90a (16-bit operands through tensor descriptors: TMA), in the tiles above.
   reportColdLaunches("matmul_descriptors", [&] {
-    auto kernel = examples::matmulDescriptors<brick::f16>();
-    check(kernel.launch(Grid{config.programs(512, 512)}, options,
-                        TensorDescriptorArg::of(problem.da, {512, 512}, {512, 1}, block(config.blockM, config.blockK)),
-                        TensorDescriptorArg::of(problem.db, {512, 512}, {512, 1}, block(config.blockK, config.blockN)),
-                        TensorDescriptorArg::of(problem.dc, {512, 512}, {512, 1}, block(config.blockM, config.blockN)),
-                        512, 512, 512, config.blockM, config.blockN, config.blockK, config.groupM));
-    return kernel.specializations().back();
+    return launchThroughDescriptors(examples::matmulDescriptors<brick::f16>(), Grid{config.programs(512, 512)},
+                                    options, config);
   });
   examples::MatmulConfig persistent = examples::matmulConfig(4096, 4096, 4096, 2, 90);
   LaunchOptions persistentOptions{.numWarps = persistent.warps, .numStages = persistent.stages};
   persistentOptions.warpSpecialize = true;
   reportColdLaunches("matmul_persistent_ws", [&] {
-    auto kernel = examples::matmulPersistent<brick::f16>();
-    check(kernel.launch(
-        Grid::persistent(persistent.programs(512, 512)), persistentOptions,
-        TensorDescriptorArg::of(problem.da, {512, 512}, {512, 1}, block(persistent.blockM, persistent.blockK)),
-        TensorDescriptorArg::of(problem.db, {512, 512}, {512, 1}, block(persistent.blockK, persistent.blockN)),
-        TensorDescriptorArg::of(problem.dc, {512, 512}, {512, 1}, block(persistent.blockM, persistent.blockN)), 512,
-        512, 512, persistent.blockM, persistent.blockN, persistent.blockK, persistent.groupM));
-    return kernel.specializations().back();
+    return launchThroughDescriptors(examples::matmulPersistent<brick::f16>(),
+                                    Grid::persistent(persistent.programs(512, 512)), persistentOptions, persistent);
   });
 }
 
