@@ -916,7 +916,7 @@ void benchAutotune() {
 }
 
 //===----------------------------------------------------------------------===//
-// Fused attention forward (examples/attention.h), f16, not causal: 4 * heads * seqLen^2 * headDim FLOPs.
+// Fused attention forward (examples/attention.h): useful FLOPs only (4 x headDim x the (query, key) pairs seen).
 //===----------------------------------------------------------------------===//
 
 /// "BLOCK_M,BLOCK_N,warps,stages".
@@ -927,44 +927,78 @@ examples::AttentionConfig parseAttentionConfig(const char *text) {
   return c;
 }
 
-/// 131072 query rows in all, as 128 heads (batch 4 x 32) of 1024, 32 of 4096 or 8 of 16384, head dimension 64 or
-/// 128; BRICK_BENCH_ATTENTION_SHAPES ("heads,seqLen,headDim;...") replaces the list. Each config (the default
-/// examples::attentionConfig unless listed) is checked on three rows against float64 before it is timed.
-void benchAttention(const std::vector<examples::AttentionConfig> &sweep) {
-  struct Shape {
-    int heads, seqLen, headDim;
-  };
-  std::vector<Shape> shapes = {{128, 1024, 64}, {32, 4096, 64}, {8, 16384, 64}, {128, 1024, 128}, {32, 4096, 128}};
-  if (const char *list = std::getenv("BRICK_BENCH_ATTENTION_SHAPES"); list && *list) {
-    shapes.clear();
-    std::stringstream stream(list);
-    for (std::string item; std::getline(stream, item, ';');) {
-      Shape shape{};
-      if (std::sscanf(item.c_str(), "%d,%d,%d", &shape.heads, &shape.seqLen, &shape.headDim) != 3)
-        fail("BRICK_BENCH_ATTENTION_SHAPES: heads,seqLen,headDim;...; got '" + item + "'");
-      shapes.push_back(shape);
-    }
+/// One case of BRICK_BENCH_ATTENTION_CASES: "dtype,lengths,qHeads,kvHeads,headDim,causal", lengths either
+/// "BxS" (B sequences of S) or "L1:L2:..." (variable lengths, packed); bench/attention.py writes the list.
+struct AttentionCase {
+  std::string text;
+  bool bf16 = false;
+  examples::AttentionShape shape;
+};
+
+AttentionCase parseAttentionCase(const std::string &text) {
+  AttentionCase c{text};
+  std::vector<std::string> fields;
+  std::stringstream stream(text);
+  for (std::string field; std::getline(stream, field, ',');)
+    fields.push_back(field);
+  auto bad = [&] { fail("an attention case is dtype,BxS or L1:L2:...,qHeads,kvHeads,headDim,causal; got '" + text + "'"); };
+  if (fields.size() != 6 || (fields[0] != "f16" && fields[0] != "bf16"))
+    bad();
+  c.bf16 = fields[0] == "bf16";
+  examples::AttentionShape &shape = c.shape;
+  if (size_t x = fields[1].find('x'); x != std::string::npos) {
+    shape.batch = std::atoi(fields[1].c_str());
+    shape.seqLenQ = shape.seqLenK = std::atoi(fields[1].c_str() + x + 1);
+  } else {
+    shape.cuSeqlensQ = {0};
+    std::stringstream lengths(fields[1]);
+    for (std::string length; std::getline(lengths, length, ':');)
+      shape.cuSeqlensQ.push_back(shape.cuSeqlensQ.back() + std::atoi(length.c_str()));
+    shape.cuSeqlensK = shape.cuSeqlensQ;
   }
-  auto kernel = examples::attention<f16>();
-  for (const Shape &shape : shapes) {
-    const int64_t rows = int64_t(shape.heads) * shape.seqLen, d = shape.headDim;
-    std::vector<float> q = randomFloats(size_t(rows * d)), k = randomFloats(size_t(rows * d) + 7),
-                       v = randomFloats(size_t(rows * d) + 13);
-    k.resize(size_t(rows * d)), v.resize(size_t(rows * d));
-    std::vector<uint16_t> hq(q.size()), hk(k.size()), hv(v.size());
-    for (size_t i = 0; i < q.size(); ++i) {
-      hq[i] = floatToHalf(q[i]), q[i] = halfToFloat(hq[i]);
-      hk[i] = floatToHalf(k[i]), k[i] = halfToFloat(hk[i]);
-      hv[i] = floatToHalf(v[i]), v[i] = halfToFloat(hv[i]);
+  shape.qHeads = std::atoi(fields[2].c_str());
+  shape.kvHeads = std::atoi(fields[3].c_str());
+  shape.headDim = std::atoi(fields[4].c_str());
+  shape.causal = fields[5] == "1";
+  if (std::string why = shape.check(); !why.empty())
+    fail(text + ": " + why);
+  return c;
+}
+
+/// Each case of BRICK_BENCH_ATTENTION_CASES at each config (examples::attentionConfig unless listed): checked on
+/// a sample of rows (each head's first and last, a few between) against float64 first, then timed.
+void benchAttention(const std::vector<examples::AttentionConfig> &sweep) {
+  std::vector<AttentionCase> cases;
+  const char *list = std::getenv("BRICK_BENCH_ATTENTION_CASES");
+  if (!list || !*list)
+    fail("--attention: BRICK_BENCH_ATTENTION_CASES lists the cases (bench/attention.py sets it)");
+  std::stringstream stream(list);
+  for (std::string item; std::getline(stream, item, ';');)
+    cases.push_back(parseAttentionCase(item));
+  for (const AttentionCase &c : cases) {
+    const examples::AttentionShape &shape = c.shape;
+    const int64_t d = shape.headDim, qElements = shape.totalQ() * shape.qHeads * d,
+                  kvElements = shape.totalK() * shape.kvHeads * d;
+    std::vector<float> q = randomFloats(size_t(qElements)), k = randomFloats(size_t(kvElements) + 7),
+                       v = randomFloats(size_t(kvElements) + 13);
+    k.resize(size_t(kvElements)), v.resize(size_t(kvElements));
+    auto upload = [&](std::vector<float> &values) {
+      std::vector<uint16_t> stored(values.size());
+      for (size_t i = 0; i < values.size(); ++i) {
+        stored[i] = c.bf16 ? floatToBf16(values[i]) : floatToHalf(values[i]);
+        values[i] = c.bf16 ? bf16ToFloat(stored[i]) : halfToFloat(stored[i]);
+      }
+      DeviceBuffer buffer = allocate(std::max<size_t>(2, stored.size() * 2));
+      check(buffer.copyFromHost(stored.data(), stored.size() * 2));
+      return buffer;
+    };
+    DeviceBuffer dq = upload(q), dk = upload(k), dv = upload(v), dout = allocate(size_t(qElements) * 2);
+    DeviceBuffer dcuQ = allocate(4 * (shape.sequences() + 1)), dcuK = allocate(4 * (shape.sequences() + 1));
+    if (shape.varlen()) {
+      check(dcuQ.copyFromHost(shape.cuSeqlensQ.data(), 4 * shape.cuSeqlensQ.size()));
+      check(dcuK.copyFromHost(shape.cuSeqlensK.data(), 4 * shape.cuSeqlensK.size()));
     }
-    size_t bytes = size_t(rows * d) * 2;
-    DeviceBuffer dq = allocate(bytes), dk = allocate(bytes), dv = allocate(bytes), dout = allocate(bytes);
-    check(dq.copyFromHost(hq.data(), bytes));
-    check(dk.copyFromHost(hk.data(), bytes));
-    check(dv.copyFromHost(hv.data(), bytes));
-    const float scale = 1.0f / std::sqrt(float(d));
-    std::string key = "attention_fp16_" + std::to_string(shape.heads) + "x" + std::to_string(shape.seqLen) + "x" +
-                      std::to_string(d);
+    examples::AttentionBuffers buffers{&dq, &dk, &dv, &dout, nullptr, &dcuQ, &dcuK};
     std::vector<examples::AttentionConfig> configs = sweep;
     if (configs.empty())
       configs.push_back(examples::attentionConfig(int(d)));
@@ -972,36 +1006,37 @@ void benchAttention(const std::vector<examples::AttentionConfig> &sweep) {
       const examples::AttentionConfig &config = configs[index];
       LaunchOptions options{.numWarps = config.warps, .numStages = config.stages, .device = device};
       auto run = [&] {
-        check(kernel.launch(Grid{unsigned(shape.seqLen / config.blockM), unsigned(shape.heads)}, options,
-                            TensorDescriptorArg::of(dq, {rows, d}, {d, 1}, {config.blockM, d}),
-                            TensorDescriptorArg::of(dk, {rows, d}, {d, 1}, {config.blockN, d}),
-                            TensorDescriptorArg::of(dv, {rows, d}, {d, 1}, {config.blockN, d}),
-                            TensorDescriptorArg::of(dout, {rows, d}, {d, 1}, {config.blockM, d}), shape.seqLen, scale,
-                            config.blockM, config.blockN, int(d)));
+        check(c.bf16 ? examples::launchAttention<bf16>(shape, buffers, config, options)
+                     : examples::launchAttention<f16>(shape, buffers, config, options));
       };
       run();
-      // A few rows (first, middle and last head) against float64.
-      std::vector<uint16_t> out(size_t(rows * d));
-      check(dout.copyToHost(out.data(), bytes));
+      std::vector<uint16_t> out(static_cast<size_t>(qElements));
+      check(dout.copyToHost(out.data(), out.size() * 2));
       double errorSquared = 0, normSquared = 0;
       std::vector<double> expected(static_cast<size_t>(d));
-      for (int64_t row : {int64_t(0), rows / 2 + 5, rows - 1}) {
-        examples::attentionReferenceRow(q.data(), k.data(), v.data(), row, shape.seqLen, int(d), scale,
-                                        expected.data());
-        for (int64_t c = 0; c < d; ++c) {
-          double got = halfToFloat(out[size_t(row * d + c)]);
-          errorSquared += (got - expected[c]) * (got - expected[c]), normSquared += expected[c] * expected[c];
+      std::mt19937 rng(7);
+      std::vector<std::pair<int64_t, int>> rows;
+      for (int h : {0, shape.qHeads - 1})
+        rows.push_back({0, h}), rows.push_back({shape.totalQ() - 1, h});
+      for (int i = 0; i < 4; ++i)
+        rows.push_back({int64_t(rng() % shape.totalQ()), int(rng() % shape.qHeads)});
+      for (auto [token, head] : rows) {
+        examples::attentionReferenceRow(shape, q.data(), k.data(), v.data(), token, head, expected.data());
+        for (int64_t col = 0; col < d; ++col) {
+          uint16_t stored = out[size_t((token * shape.qHeads + head) * d + col)];
+          double got = c.bf16 ? bf16ToFloat(stored) : halfToFloat(stored);
+          errorSquared += (got - expected[col]) * (got - expected[col]), normSquared += expected[col] * expected[col];
         }
       }
-      if (!(std::sqrt(errorSquared / normSquared) <= 2e-3))
-        fail(key + ": attention computed a wrong result (relative error " +
-             std::to_string(std::sqrt(errorSquared / normSquared)) + ")");
+      double error = std::sqrt(errorSquared / normSquared);
+      if (!(error <= (c.bf16 ? 1e-2 : 2e-3)))
+        fail(c.text + ": attention computed a wrong result (relative error " + std::to_string(error) + ")");
       double ms = medianMilliseconds(run, 20);
-      double tflops = 4.0 * double(shape.heads) * shape.seqLen * shape.seqLen * d / ms / 1e9;
       std::string suffix = sweep.empty() ? "" : "_cfg" + std::to_string(index);
-      std::printf(",\n  \"%s%s_TFLOPs\": %.1f", key.c_str(), suffix.c_str(), tflops);
+      std::printf(",\n  \"%s%s_TFLOPs\": %.1f,\n  \"%s%s_error\": %.2e", c.text.c_str(), suffix.c_str(),
+                  shape.flops() / ms / 1e9, c.text.c_str(), suffix.c_str(), error);
       if (!sweep.empty())
-        std::printf(",\n  \"%s%s\": \"%d,%d,%u,%u\"", key.c_str(), suffix.c_str(), config.blockM, config.blockN,
+        std::printf(",\n  \"%s%s\": \"%d,%d,%u,%u\"", c.text.c_str(), suffix.c_str(), config.blockM, config.blockN,
                     config.warps, config.stages);
     }
   }

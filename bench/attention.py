@@ -1,14 +1,21 @@
-"""Fused attention forward: Brick (brick-bench --attention) against Triton and torch, f16, not causal, one run.
+"""Fused attention forward: Brick (brick-bench --attention) against cuDNN, FlashAttention-2 and Triton, one run.
 
   python3 bench/run.py --attention path/to/brick-bench [CFG...]   (CFG: BLOCK_M,BLOCK_N,warps,stages, a sweep)
-  BRICK_BENCH_ATTENTION_SHAPES="heads,seqLen,headDim;..." narrows the shapes (both sides).
+  BRICK_BENCH_ATTENTION_SET=full   every S of 1k, 2k, 4k, 8k, 16k at every head dim (default: the anchors' shapes)
+  BRICK_BENCH_ATTENTION_CASES="dtype,BxS or L1:L2:...,qHeads,kvHeads,headDim,causal;..." replaces the list.
+  BRICK_BENCH_ATTENTION_PLOT=file.png   draws TFLOP/s against sequence length per head dim (needs matplotlib)
 
-Triton's side is the same algorithm written in Triton (online softmax over BLOCK_N keys at a time, exp2 with the
-scale folded in, P cast to f16 for the second dot), taking the best of a few tile configs; torch's is
-scaled_dot_product_attention (FlashAttention-2 on an H100). TFLOP/s count 4 * heads * seqLen^2 * headDim.
+The shapes are FlashAttention-3's: B * S = 16k tokens, 16 heads, f16 and bf16, causal and not; grouped-query
+attention (32 query heads over 8 K/V heads) at 4k; a packed batch of lengths drawn from 128 to 8192 (varlen).
+Brick runs in its own process first (brick-bench), then the anchors here: torch's scaled_dot_product_attention on
+cuDNN (SDPBackend.CUDNN_ATTENTION) and on FlashAttention-2 (SDPBackend.FLASH_ATTENTION), on [B, H, S, D] tensors,
+and the same online-softmax algorithm in Triton (the best of a few tile configs, not varlen). TFLOP/s count useful
+FLOPs only, for everyone alike: 4 x D x heads x the (query, key) pairs a query sees (about half when causal). A
+varlen batch has no cuDNN or FA2 figure through SDPA; judge it against the dense case of the same head dim.
 """
 import json
 import os
+import random
 import subprocess
 
 import torch
@@ -16,88 +23,176 @@ import triton
 import triton.language as tl
 from triton.testing import do_bench
 
-SHAPES = [(128, 1024, 64), (32, 4096, 64), (8, 16384, 64), (128, 1024, 128), (32, 4096, 128)]
-CONFIGS = [(128, 64, 4, 3), (128, 64, 8, 3), (128, 128, 8, 2), (64, 64, 4, 3), (128, 32, 4, 3)]
+TRITON_CONFIGS = [(128, 64, 4, 3), (128, 64, 8, 3), (128, 128, 8, 2)]
 
 
 @triton.jit
-def triton_attention(Q, K, V, O, seq_len, scale, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
-                     BLOCK_N: tl.constexpr):
-    base = tl.program_id(1).to(tl.int64) * seq_len * HEAD_DIM
+def triton_attention(Q, K, V, O, seq_len, scale, stride_b, stride_h, stride_s, kv_stride_b, kv_stride_h,
+                     kv_stride_s, GROUP: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                     BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    batch, head = tl.program_id(2), tl.program_id(1)
+    q_base = batch.to(tl.int64) * stride_b + head * stride_h
+    kv_base = batch.to(tl.int64) * kv_stride_b + (head // GROUP) * kv_stride_h
     rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = tl.arange(0, HEAD_DIM)
     keys = tl.arange(0, BLOCK_N)
-    q = tl.load(Q + base + rows[:, None] * HEAD_DIM + cols[None, :])
+    q = tl.load(Q + q_base + rows[:, None] * stride_s + cols[None, :])
     scale_log2 = scale * 1.4426950408889634
     row_max = tl.full([BLOCK_M], float("-inf"), tl.float32)
     row_sum = tl.zeros([BLOCK_M], tl.float32)
     acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
-    for start in range(0, seq_len, BLOCK_N):
-        k_t = tl.load(K + base + (start + keys)[None, :] * HEAD_DIM + cols[:, None])
+    full_end = (tl.program_id(0) * BLOCK_M // BLOCK_N) * BLOCK_N if CAUSAL else seq_len
+    end = tl.minimum((tl.program_id(0) + 1) * BLOCK_M, seq_len) if CAUSAL else seq_len
+    for start in range(0, end, BLOCK_N):
+        k_t = tl.load(K + kv_base + (start + keys)[None, :] * kv_stride_s + cols[:, None])
         scores = tl.dot(q, k_t)
+        if CAUSAL:
+            if start >= full_end:
+                scores = tl.where((start + keys)[None, :] <= rows[:, None], scores, float("-inf"))
         new_max = tl.maximum(row_max, tl.max(scores, 1) * scale_log2)
         p = tl.math.exp2(scores * scale_log2 - new_max[:, None])
         correction = tl.math.exp2(row_max - new_max)
         row_sum = row_sum * correction + tl.sum(p, 1)
-        v = tl.load(V + base + (start + keys)[:, None] * HEAD_DIM + cols[None, :])
-        acc = tl.dot(p.to(tl.float16), v, acc * correction[:, None])
+        v = tl.load(V + kv_base + (start + keys)[:, None] * kv_stride_s + cols[None, :])
+        acc = tl.dot(p.to(v.dtype), v, acc * correction[:, None])
         row_max = new_max
-    tl.store(O + base + rows[:, None] * HEAD_DIM + cols[None, :], (acc / row_sum[:, None]).to(tl.float16))
+    tl.store(O + q_base + rows[:, None] * stride_s + cols[None, :], (acc / row_sum[:, None]).to(O.dtype.element_ty))
 
 
 def median_ms(fn):
     return do_bench(fn, warmup=10, rep=100, return_mode="median")
 
 
-def shapes():
-    value = os.environ.get("BRICK_BENCH_ATTENTION_SHAPES", "")
-    return [tuple(int(x) for x in item.split(",")) for item in value.split(";")] if value else SHAPES
+def varlen_lengths(seed=0, total=16384):
+    """Lengths drawn uniformly from 128 to 8192 until they fill about `total` tokens."""
+    rng, lengths = random.Random(seed), []
+    while sum(lengths) < total:
+        lengths.append(rng.randint(128, 8192))
+    return lengths
 
 
-def anchors():
-    results = {}
-    for heads, seq_len, d in shapes():
-        q, k, v = (torch.randn(heads, seq_len, d, device="cuda", dtype=torch.float16) for _ in range(3))
-        scale = d ** -0.5
-        flops = 4 * heads * seq_len * seq_len * d
-        ref = torch.nn.functional.scaled_dot_product_attention(q[None], k[None], v[None], scale=scale)[0]
-        key = f"attention_fp16_{heads}x{seq_len}x{d}"
-        results[key + "_torch_TFLOPs"] = flops / median_ms(
-            lambda: torch.nn.functional.scaled_dot_product_attention(q[None], k[None], v[None], scale=scale)) / 1e9
-        best, best_config = 0.0, None
-        out = torch.empty_like(q)
-        for bm, bn, warps, stages in CONFIGS:
-            run = lambda: triton_attention[(seq_len // bm, heads)](q, k, v, out, seq_len, scale, HEAD_DIM=d, BLOCK_M=bm,
-                                                                   BLOCK_N=bn, num_warps=warps, num_stages=stages)
-            try:
-                run()
-            except Exception as e:  # a config that does not fit (shared memory): skipped
-                print(f"# triton {key} {bm},{bn},{warps},{stages}: {type(e).__name__}")
-                continue
+def cases():
+    if os.environ.get("BRICK_BENCH_ATTENTION_CASES"):
+        return os.environ["BRICK_BENCH_ATTENTION_CASES"].split(";")
+    full = os.environ.get("BRICK_BENCH_ATTENTION_SET") == "full"
+    listed = []
+    for dtype in ("bf16", "f16"):
+        for d in (64, 128, 256):
+            lengths = (1024, 2048, 4096, 8192, 16384) if full else ((8192,) if d == 256 else (1024, 4096, 16384))
+            for s in lengths:
+                for causal in (0, 1):
+                    listed.append(f"{dtype},{16384 // s}x{s},16,16,{d},{causal}")
+    for causal in (0, 1):
+        listed.append(f"bf16,4x4096,32,8,128,{causal}")
+        listed.append(f"bf16,{':'.join(map(str, varlen_lengths()))},16,16,128,{causal}")
+    return listed
+
+
+def parse(case):
+    dtype, lengths, hq, hkv, d, causal = case.split(",")
+    if "x" in lengths:
+        b, s = (int(x) for x in lengths.split("x"))
+        lengths = [s] * b
+    else:
+        lengths = [int(x) for x in lengths.split(":")]
+    return dtype, lengths, int(hq), int(hkv), int(d), causal == "1"
+
+
+def useful_flops(lengths, hq, d, causal):
+    return 4 * d * hq * sum(s * (s + 1) // 2 if causal else s * s for s in lengths)
+
+
+def anchors(case):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    dtype, lengths, hq, hkv, d, causal = parse(case)
+    result = {}
+    if len(set(lengths)) != 1:
+        return result  # varlen: no SDPA figure
+    b, s = len(lengths), lengths[0]
+    torch_dtype = torch.bfloat16 if dtype == "bf16" else torch.float16
+    q = torch.randn(b, hq, s, d, device="cuda", dtype=torch_dtype)
+    k, v = (torch.randn(b, hkv, s, d, device="cuda", dtype=torch_dtype) for _ in range(2))
+    flops = useful_flops(lengths, hq, d, causal)
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    gqa = hq != hkv
+    for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION), ("fa2", SDPBackend.FLASH_ATTENTION)):
+        try:
+            with sdpa_kernel([backend]):
+                result[name] = flops / median_ms(lambda: sdpa(q, k, v, is_causal=causal, enable_gqa=gqa)) / 1e9
+        except Exception as e:  # a backend that does not take the case
+            print(f"# {name} {case}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+    with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION, SDPBackend.MATH]):
+        ref = sdpa(q[:1], k[:1], v[:1], is_causal=causal, enable_gqa=gqa)
+    out = torch.empty_like(q)
+    best = 0.0
+    for bm, bn, warps, stages in TRITON_CONFIGS:
+        if s % bm or s % bn or (d == 256 and bn > 64):
+            continue
+        run = lambda: triton_attention[(s // bm, hq, b)](
+            q, k, v, out, s, d ** -0.5, q.stride(0), q.stride(1), q.stride(2), k.stride(0), k.stride(1), k.stride(2),
+            GROUP=hq // hkv, HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn, CAUSAL=causal, num_warps=warps, num_stages=stages)
+        try:
+            run()
             torch.cuda.synchronize()
-            if not torch.allclose(out, ref, atol=2e-2, rtol=0):
-                raise SystemExit(f"Triton's attention is wrong at {key} with {bm},{bn},{warps},{stages}")
-            tflops = flops / median_ms(run) / 1e9
-            if tflops > best:
-                best, best_config = tflops, f"{bm},{bn},{warps},{stages}"
-        results[key + "_triton_TFLOPs"] = best
-        results[key + "_triton_config"] = best_config
-    return results
+        except Exception as e:  # a config that does not fit (shared memory, registers): skipped
+            print(f"# triton {case} {bm},{bn},{warps},{stages}: {type(e).__name__}")
+            continue
+        if not torch.allclose(out[:1], ref, atol=2e-2, rtol=0):
+            raise SystemExit(f"Triton's attention is wrong at {case} with {bm},{bn},{warps},{stages}")
+        best = max(best, flops / median_ms(run) / 1e9)
+    if best:
+        result["triton"] = best
+    return result
+
+
+def plot(rows, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    panels = sorted({(dtype, d, causal) for dtype, d, causal, *_ in rows})
+    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.5), squeeze=False)
+    for ax, (dtype, d, causal) in zip(axes[0], panels):
+        mine = sorted((s, r) for dt, dd, c, s, r in rows if (dt, dd, c) == (dtype, d, causal))
+        for name in ("brick", "cudnn", "fa2", "triton"):
+            points = [(s, r[name]) for s, r in mine if name in r]
+            if points:
+                ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=name)
+        ax.set_xscale("log", base=2)
+        ax.set_title(f"{dtype}, D {d}{', causal' if causal else ''}")
+        ax.set_xlabel("sequence length")
+        ax.set_ylabel("TFLOP/s")
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    print(f"# chart: {path}")
 
 
 def main(binary, configs):
-    brick = json.loads(subprocess.run([binary, "--attention", *configs], check=True, capture_output=True,
-                                      text=True).stdout)
-    theirs = anchors()
+    listed = cases()
+    env = dict(os.environ, BRICK_BENCH_ATTENTION_CASES=";".join(listed))
+    brick = json.loads(subprocess.run([binary, "--attention", *configs], check=True, capture_output=True, text=True,
+                                      env=env).stdout)
     print(brick["device"])
-    print(f"{'attention f16 (TFLOP/s)':34s} {'Brick':>7s} {'Triton':>7s} {'torch':>7s} {'/Triton':>8s} {'/torch':>7s}")
-    for heads, seq_len, d in shapes():
-        key = f"attention_fp16_{heads}x{seq_len}x{d}"
-        ours = [v for k, v in brick.items() if k.startswith(key) and k.endswith("_TFLOPs")]
+    print(f"{'attention (TFLOP/s)':40s} {'Brick':>7s} {'cuDNN':>7s} {'FA2':>7s} {'Triton':>7s} {'/cuDNN':>7s} "
+          f"{'/FA2':>6s} {'/Triton':>7s}  error")
+    theirs, chart = {}, []
+    for case in listed:
+        ours = [v for k, v in brick.items() if k.startswith(case) and k.endswith("_TFLOPs")]
         if not ours:
             continue
-        best = max(ours)
-        tri, tor = theirs[key + "_triton_TFLOPs"], theirs[key + "_torch_TFLOPs"]
-        print(f"{heads:4d} heads x {seq_len:5d} x {d:3d}{'':13s} {best:7.1f} {tri:7.1f} {tor:7.1f} "
-              f"{best / tri:8.2f} {best / tor:7.2f}   (Triton {theirs[key + '_triton_config']})")
+        mine = max(ours)
+        row = anchors(case)
+        theirs[case] = row
+        dtype, lengths, hq, hkv, d, causal = parse(case)
+        name = (f"{dtype} {len(lengths)}x{lengths[0]}" if len(set(lengths)) == 1 else
+                f"{dtype} varlen {len(lengths)} seqs") + f" h{hq}/{hkv} d{d}{' causal' if causal else ''}"
+        cell = lambda key: f"{row[key]:7.1f}" if key in row else f"{'-':>7s}"
+        ratio = lambda key, width: f"{mine / row[key]:{width}.2f}" if key in row else f"{'-':>{width}s}"
+        error = max(v for k, v in brick.items() if k.startswith(case) and k.endswith("_error"))
+        print(f"{name:40s} {mine:7.1f} {cell('cudnn')} {cell('fa2')} {cell('triton')} {ratio('cudnn', 7)} "
+              f"{ratio('fa2', 6)} {ratio('triton', 7)}  {error:.1e}")
+        if len(set(lengths)) == 1 and hq == hkv:
+            chart.append((dtype, d, causal, lengths[0], dict(row, brick=mine)))
+    if os.environ.get("BRICK_BENCH_ATTENTION_PLOT") and chart:
+        plot(chart, os.environ["BRICK_BENCH_ATTENTION_PLOT"])
     print(json.dumps({"brick": brick, "anchors": theirs}))

@@ -1,68 +1,254 @@
-//===- attention_host.cpp - The host program of attention --------------------------------===//
+//===- attention_host.cpp - Attention's shape checks, launch, float64 reference and host program ---===//
 
 #include "attention.h"
 #include "host.h"
 
 #include <cmath>
+#include <set>
 
 namespace examples {
 
-template <brick::ElementTag T>
-Check runAttention(const brick::runtime::Device &device, const AttentionProblem &problem,
-                   std::optional<AttentionConfig> given) {
-  using namespace host;
-  const int heads = problem.batchHeads, seqLen = problem.seqLen, d = problem.headDim;
-  AttentionConfig config = given.value_or(attentionConfig(d));
-  std::string what = std::string("attention ") + (std::is_same_v<T, brick::f16> ? "f16" : "bf16") + " " +
-                     std::to_string(heads) + " heads x " + std::to_string(seqLen) + " x " + std::to_string(d) +
-                     ", " + std::to_string(config.blockM) + "x" + std::to_string(config.blockN) + " blocks";
-  Check check{what, 0, std::is_same_v<T, brick::f16> ? 2e-3 : 1e-2, {}, 0};
-  if (seqLen % config.blockM != 0 || seqLen % config.blockN != 0)
-    return check.failure = "attention needs seqLen a multiple of BLOCK_M and BLOCK_N", check;
+bool AttentionShape::sees(int64_t i, int64_t j, int64_t queries, int64_t keys) const {
+  int64_t diagonal = i + keys - queries; // the masks are aligned bottom-right
+  if (j < 0 || j >= keys)
+    return false;
+  if (causal && j > diagonal)
+    return false;
+  if (!causal && windowRight >= 0 && j > diagonal + windowRight)
+    return false;
+  return windowLeft < 0 || j >= diagonal - windowLeft;
+}
 
-  // Q, K and V: [heads * seqLen, d], row-major.
-  size_t elements = size_t(heads) * seqLen * d;
-  std::vector<float> q = randomFloats(elements), k = randomFloats(elements), v = randomFloats(elements);
+double AttentionShape::flops() const {
+  double pairs = 0;
+  for (int b = 0; b < sequences(); ++b) {
+    int64_t queries = this->queries(b), keys = this->keys(b), offset = keys - queries;
+    for (int64_t i = 0; i < queries; ++i) {
+      int64_t hi = keys - 1, lo = 0;
+      if (causal)
+        hi = std::min(hi, i + offset);
+      else if (windowRight >= 0)
+        hi = std::min(hi, i + offset + windowRight);
+      if (windowLeft >= 0)
+        lo = std::max<int64_t>(0, i + offset - windowLeft);
+      pairs += double(std::max<int64_t>(0, hi - lo + 1));
+    }
+  }
+  return 4.0 * pairs * qHeads * headDim;
+}
+
+std::string AttentionShape::check() const {
+  if (qHeads < 1 || kvHeads < 1 || qHeads % kvHeads != 0)
+    return "attention: the query heads (" + std::to_string(qHeads) + ") must be a positive multiple of the K/V heads (" +
+           std::to_string(kvHeads) + ")";
+  if (qHeads > 65535)
+    return "attention: at most 65535 query heads (a grid dimension), got " + std::to_string(qHeads);
+  if (headDim < 16 || headDim > 256 || (headDim & (headDim - 1)) != 0)
+    return "attention: the head dimension must be 16, 32, 64, 128 or 256, got " + std::to_string(headDim);
+  if (!(softcap >= 0) || !std::isfinite(softcap))
+    return "attention: the softcap must be finite and positive (0: none), got " + std::to_string(softcap);
+  if (!(scale >= 0) || !std::isfinite(scale))
+    return "attention: the scale must be finite and positive (0: 1 / sqrt(headDim)), got " + std::to_string(scale);
+  if (varlen()) {
+    if (cuSeqlensQ.size() < 2 || cuSeqlensK.size() != cuSeqlensQ.size())
+      return "attention: cuSeqlensQ and cuSeqlensK must both hold batch + 1 offsets (got " +
+             std::to_string(cuSeqlensQ.size()) + " and " + std::to_string(cuSeqlensK.size()) + ")";
+    for (const auto *offsets : {&cuSeqlensQ, &cuSeqlensK}) {
+      const char *name = offsets == &cuSeqlensQ ? "cuSeqlensQ" : "cuSeqlensK";
+      if ((*offsets)[0] != 0)
+        return std::string("attention: ") + name + " must start at 0, got " + std::to_string((*offsets)[0]);
+      for (size_t b = 1; b < offsets->size(); ++b)
+        if ((*offsets)[b] < (*offsets)[b - 1])
+          return std::string("attention: ") + name + " decreases from " + std::to_string((*offsets)[b - 1]) +
+                 " to " + std::to_string((*offsets)[b]) + " at " + std::to_string(b);
+    }
+  } else if (batch < 1 || seqLenQ < 0 || seqLenK < 0) {
+    return "attention: needs a batch of at least 1 and lengths of at least 0, got batch " + std::to_string(batch) +
+           ", " + std::to_string(seqLenQ) + " queries and " + std::to_string(seqLenK) + " keys";
+  }
+  if (sequences() > 65535)
+    return "attention: at most 65535 sequences (a grid dimension), got " + std::to_string(sequences());
+  if (totalQ() * qHeads * headDim >= (int64_t(1) << 40) || totalQ() >= INT32_MAX || totalK() >= INT32_MAX)
+    return "attention: the batch has too many tokens (" + std::to_string(totalQ()) + " queries, " +
+           std::to_string(totalK()) + " keys)";
+  return "";
+}
+
+template <ElementTag T>
+runtime::Error launchAttention(const AttentionShape &shape, const AttentionBuffers &buffers,
+                               const AttentionConfig &config, LaunchOptions options) {
+  using runtime::Error;
+  if (std::string why = shape.check(); !why.empty())
+    return Error(why);
+  const int64_t d = shape.headDim, totalQ = shape.totalQ(), totalK = shape.totalK();
+  const size_t element = sizeof(uint16_t);
+  auto tooSmall = [](const runtime::DeviceBuffer *buffer, size_t bytes) { return !buffer || buffer->size() < bytes; };
+  if (tooSmall(buffers.q, totalQ * shape.qHeads * d * element) || tooSmall(buffers.o, totalQ * shape.qHeads * d * element))
+    return Error("attention: Q and O need " + std::to_string(totalQ * shape.qHeads * d * element) +
+                 " bytes each ([totalQ, qHeads, headDim])");
+  if (tooSmall(buffers.k, totalK * shape.kvHeads * d * element) || tooSmall(buffers.v, totalK * shape.kvHeads * d * element))
+    return Error("attention: K and V need " + std::to_string(totalK * shape.kvHeads * d * element) +
+                 " bytes each ([totalK, kvHeads, headDim])");
+  if (shape.logSumExp && tooSmall(buffers.lse, totalQ * shape.qHeads * sizeof(float)))
+    return Error("attention: the log-sum-exp needs " + std::to_string(totalQ * shape.qHeads * sizeof(float)) +
+                 " bytes ([qHeads, totalQ] f32)");
+  const size_t offsetBytes = (shape.sequences() + 1) * sizeof(int32_t);
+  if (shape.varlen() && (tooSmall(buffers.cuSeqlensQ, offsetBytes) || tooSmall(buffers.cuSeqlensK, offsetBytes)))
+    return Error("attention: variable lengths need cuSeqlensQ and cuSeqlensK on the device, " +
+                 std::to_string(offsetBytes) + " bytes each");
+
+  int64_t longest = 0;
+  for (int b = 0; b < shape.sequences(); ++b)
+    longest = std::max(longest, shape.queries(b));
+  Grid grid{unsigned(std::max<int64_t>(1, (longest + config.blockM - 1) / config.blockM)), unsigned(shape.qHeads),
+            unsigned(shape.sequences())};
+  auto pointer = [](const runtime::DeviceBuffer *buffer) { return DevicePointer{buffer ? buffer->address() : 0}; };
+  const int64_t qWidth = shape.qHeads * d, kvWidth = shape.kvHeads * d;
+  // A descriptor's shape may not be empty: a batch without keys (or queries) reads a one-row tensor it never uses.
+  auto rows = [](int64_t n) { return std::max<int64_t>(n, 1); };
+  static const auto kernel = attention<T>(); // one JIT cache for every launch
+  return kernel.launch(
+      grid, options, TensorDescriptorArg::of(*buffers.q, {rows(totalQ), qWidth}, {qWidth, 1}, {config.blockM, d}),
+      TensorDescriptorArg::of(*buffers.k, {rows(totalK), kvWidth}, {kvWidth, 1}, {config.blockN, d}),
+      TensorDescriptorArg::of(*buffers.v, {rows(totalK), kvWidth}, {kvWidth, 1}, {config.blockN, d}),
+      pointer(buffers.o), pointer(shape.logSumExp ? buffers.lse : nullptr),
+      pointer(shape.varlen() ? buffers.cuSeqlensQ : nullptr), pointer(shape.varlen() ? buffers.cuSeqlensK : nullptr),
+      shape.seqLenQ, shape.seqLenK, int(totalQ), int(totalK), shape.qHeads, shape.softmaxScale(), shape.softcap,
+      shape.windowLeft, shape.windowRight, config.blockM, config.blockN, int(d), shape.qHeads / shape.kvHeads,
+      int(shape.varlen()), int(shape.causal), int(shape.windowed()), int(shape.softcap > 0), int(shape.logSumExp));
+}
+
+template runtime::Error launchAttention<f16>(const AttentionShape &, const AttentionBuffers &,
+                                             const AttentionConfig &, LaunchOptions);
+template runtime::Error launchAttention<bf16>(const AttentionShape &, const AttentionBuffers &,
+                                              const AttentionConfig &, LaunchOptions);
+
+void attentionReferenceRow(const AttentionShape &shape, const float *q, const float *k, const float *v,
+                           int64_t token, int head, double *out, double *logSumExp) {
+  int b = 0;
+  while (shape.queryStart(b + 1) <= token)
+    ++b;
+  const int d = shape.headDim, kvHead = head / (shape.qHeads / shape.kvHeads);
+  const int64_t i = token - shape.queryStart(b), queries = shape.queries(b), keys = shape.keys(b);
+  const float *query = q + (token * shape.qHeads + head) * d;
+  auto keyRow = [&](const float *base, int64_t j) { return base + ((shape.keyStart(b) + j) * shape.kvHeads + kvHead) * d; };
+  std::vector<double> p(keys, -INFINITY);
+  double top = -INFINITY, total = 0;
+  for (int64_t j = 0; j < keys; ++j) {
+    if (!shape.sees(i, j, queries, keys))
+      continue;
+    double s = 0;
+    for (int c = 0; c < d; ++c)
+      s += double(query[c]) * keyRow(k, j)[c];
+    s *= shape.softmaxScale();
+    if (shape.softcap > 0)
+      s = shape.softcap * std::tanh(s / shape.softcap);
+    top = std::max(top, p[j] = s);
+  }
+  for (double &x : p)
+    total += (x = std::isinf(x) ? 0 : std::exp(x - top));
+  for (int c = 0; c < d; ++c) {
+    double o = 0;
+    for (int64_t j = 0; j < keys; ++j)
+      o += p[j] * keyRow(v, j)[c];
+    out[c] = total > 0 ? o / total : 0;
+  }
+  if (logSumExp)
+    *logSumExp = total > 0 ? top + std::log(total) : -INFINITY;
+}
+
+template <brick::ElementTag T>
+Check runAttention(const brick::runtime::Device &device, const AttentionShape &shape,
+                   std::optional<AttentionConfig> given, unsigned targetCapability) {
+  using namespace host;
+  const int d = shape.headDim;
+  AttentionConfig config = given.value_or(attentionConfig(d));
+  std::string what = std::string("attention ") + (std::is_same_v<T, brick::f16> ? "f16" : "bf16") + " ";
+  if (shape.varlen()) {
+    what += "lengths";
+    for (int b = 0; b < shape.sequences(); ++b)
+      what += (b ? "," : " ") + std::to_string(shape.queries(b)) +
+              (shape.keys(b) != shape.queries(b) ? "/" + std::to_string(shape.keys(b)) : "");
+  } else {
+    what += std::to_string(shape.batch) + " x " + std::to_string(shape.seqLenQ) +
+            (shape.seqLenK != shape.seqLenQ ? "/" + std::to_string(shape.seqLenK) : "");
+  }
+  what += ", heads " + std::to_string(shape.qHeads) + (shape.kvHeads != shape.qHeads ? "/" + std::to_string(shape.kvHeads) : "") +
+          ", d " + std::to_string(d) + (shape.causal ? ", causal" : "");
+  if (shape.windowed())
+    what += ", window " + std::to_string(shape.windowLeft) + "," + std::to_string(shape.windowRight);
+  if (shape.softcap > 0)
+    what += ", softcap";
+  if (shape.logSumExp)
+    what += ", lse";
+  what += ", " + std::to_string(config.blockM) + "x" + std::to_string(config.blockN) + " blocks";
+  if (targetCapability)
+    what += ", sm_" + std::to_string(targetCapability) + " code";
+  Check check{what, 0, std::is_same_v<T, brick::f16> ? 2e-3 : 1e-2, {}, 0};
+  if (std::string why = shape.check(); !why.empty())
+    return check.failure = why, check;
+
+  const int64_t totalQ = shape.totalQ(), totalK = shape.totalK();
+  std::vector<float> q = randomFloats(totalQ * shape.qHeads * d), k = randomFloats(totalK * shape.kvHeads * d),
+                     v = randomFloats(totalK * shape.kvHeads * d);
   auto dq = upload(device, toMemory<T>(q)), dk = upload(device, toMemory<T>(k)), dv = upload(device, toMemory<T>(v));
-  auto dout = poisoned(device, elements * sizeof(typename Memory<T>::Stored));
-  for (auto *buffer : {&dq, &dk, &dv, &dout})
+  auto dout = poisoned(device, std::max<size_t>(1, q.size()) * sizeof(uint16_t));
+  auto dlse = poisoned(device, std::max<int64_t>(1, totalQ * shape.qHeads) * sizeof(float));
+  auto dcuQ = upload(device, shape.varlen() ? shape.cuSeqlensQ : std::vector<int32_t>{0});
+  auto dcuK = upload(device, shape.varlen() ? shape.cuSeqlensK : std::vector<int32_t>{0});
+  for (auto *buffer : {&dq, &dk, &dv, &dout, &dlse, &dcuQ, &dcuK})
     if (!*buffer)
       return check.failure = buffer->error().message(), check;
-  const float scale = 1.0f / std::sqrt(float(d));
 
-  static auto kernel = attention<T>();
   brick::LaunchOptions options{.numWarps = config.warps, .numStages = config.stages, .device = &device};
-  options.targetCapability = problem.targetCapability;
-  if (problem.targetCapability)
-    check.what += ", sm_" + std::to_string(problem.targetCapability) + " code";
-  using brick::TensorDescriptorArg;
-  const int64_t rows = int64_t(heads) * seqLen;
-  brick::runtime::Error error = timed(check, [&] {
-    return kernel.launch(brick::Grid{unsigned(seqLen / config.blockM), unsigned(heads)}, options,
-                         TensorDescriptorArg::of(*dq, {rows, d}, {d, 1}, {config.blockM, d}),
-                         TensorDescriptorArg::of(*dk, {rows, d}, {d, 1}, {config.blockN, d}),
-                         TensorDescriptorArg::of(*dv, {rows, d}, {d, 1}, {config.blockN, d}),
-                         TensorDescriptorArg::of(*dout, {rows, d}, {d, 1}, {config.blockM, d}), seqLen, scale,
-                         config.blockM, config.blockN, d);
-  });
-  if (error)
+  options.targetCapability = targetCapability;
+  AttentionBuffers buffers{&*dq, &*dk, &*dv, &*dout, &*dlse, &*dcuQ, &*dcuK};
+  if (brick::runtime::Error error = timed(check, [&] { return launchAttention<T>(shape, buffers, config, options); }))
     return check.failure = error.message(), check;
-  auto out = download<typename Memory<T>::Stored>(*dout, elements, check.failure);
+  auto out = download<uint16_t>(*dout, q.size(), check.failure);
+  auto lse = download<float>(*dlse, totalQ * shape.qHeads, check.failure);
 
-  // float64 reference: softmax(q k^T * scale) v, row by row.
-  std::vector<double> got, ref(elements);
-  for (int64_t row = 0; row < rows; ++row) {
-    attentionReferenceRow(q.data(), k.data(), v.data(), row, seqLen, d, scale, &ref[size_t(row) * d]);
-    for (int c = 0; c < d; ++c)
-      got.push_back(double(Memory<T>::to(out[size_t(row) * d + c])));
+  // float64 reference: every row of a small problem; else each sequence's first and last rows and a sample.
+  std::set<std::pair<int64_t, int>> rows;
+  if (totalQ * shape.qHeads <= 8192) {
+    for (int64_t t = 0; t < totalQ; ++t)
+      for (int h = 0; h < shape.qHeads; ++h)
+        rows.insert({t, h});
+  } else {
+    for (int b = 0; b < shape.sequences(); ++b)
+      if (shape.queries(b) > 0)
+        for (int h : {0, shape.qHeads - 1})
+          rows.insert({shape.queryStart(b), h}), rows.insert({shape.queryStart(b + 1) - 1, h});
+    std::uniform_int_distribution<int64_t> token(0, totalQ - 1);
+    std::uniform_int_distribution<int> head(0, shape.qHeads - 1);
+    while (rows.size() < 2048)
+      rows.insert({token(rng()), head(rng())});
   }
-  check.error = relativeError(got, ref);
+  std::vector<double> got, expected, gotLse, expectedLse, ref(d);
+  for (auto [t, h] : rows) {
+    double logSumExp;
+    attentionReferenceRow(shape, q.data(), k.data(), v.data(), t, h, ref.data(), &logSumExp);
+    for (int c = 0; c < d; ++c) {
+      got.push_back(double(Memory<T>::to(out[size_t((t * shape.qHeads + h) * d + c)])));
+      expected.push_back(ref[c]);
+    }
+    if (shape.logSumExp) {
+      float value = lse[size_t(h * totalQ + t)];
+      // -inf (a row that sees no key) must be exactly that; the rest compare as the output does.
+      if (std::isinf(logSumExp) != std::isinf(value) || (std::isinf(value) && value > 0))
+        return check.failure = "log-sum-exp of token " + std::to_string(t) + ", head " + std::to_string(h) + " is " +
+                               std::to_string(value) + ", expected " + std::to_string(logSumExp), check;
+      if (!std::isinf(logSumExp))
+        gotLse.push_back(value), expectedLse.push_back(logSumExp);
+    }
+  }
+  check.error = std::max(relativeError(got, expected), gotLse.empty() ? 0.0 : relativeError(gotLse, expectedLse));
   return check;
 }
 
-template Check runAttention<brick::f16>(const brick::runtime::Device &, const AttentionProblem &,
-                                        std::optional<AttentionConfig>);
-template Check runAttention<brick::bf16>(const brick::runtime::Device &, const AttentionProblem &,
-                                         std::optional<AttentionConfig>);
+template Check runAttention<brick::f16>(const brick::runtime::Device &, const AttentionShape &,
+                                        std::optional<AttentionConfig>, unsigned);
+template Check runAttention<brick::bf16>(const brick::runtime::Device &, const AttentionShape &,
+                                         std::optional<AttentionConfig>, unsigned);
 
 } // namespace examples

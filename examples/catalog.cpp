@@ -50,10 +50,17 @@ const std::vector<Example> &catalog() {
     return {Arg::descriptor({m, k}, {16, 16}), Arg::descriptor({n, k}, {16, 16}), Arg::descriptor({m, n}, {16, 16}),
             aligned, aligned, aligned, aligned, aligned, aligned, m, n, k, group, skip};
   };
-  // attention's blocks: queries and output BLOCK_M x HEAD_DIM, keys and values BLOCK_N x HEAD_DIM.
-  auto attentionSpecialization = [](int64_t m, int64_t n, int64_t d) -> brick::Specialization {
-    return {Arg::descriptor({m, d}, {16, 16}), Arg::descriptor({n, d}, {16, 16}), Arg::descriptor({n, d}, {16, 16}),
-            Arg::descriptor({m, d}, {16, 16}), aligned, dyn, m, n, d};
+  // attention's blocks: queries BLOCK_M x HEAD_DIM, keys and values BLOCK_N x HEAD_DIM; then the constants GROUP,
+  // VARLEN, CAUSAL, WINDOW, SOFTCAP and LSE.
+  auto attentionSpecialization = [](const std::vector<int64_t> &c) -> brick::Specialization {
+    if (c.size() != 9)
+      return {};
+    brick::Specialization spec = {Arg::descriptor({c[0], c[2]}, {16, 16}), Arg::descriptor({c[1], c[2]}, {16, 16}),
+                                  Arg::descriptor({c[1], c[2]}, {16, 16}), aligned, aligned, aligned, aligned,
+                                  dyn, dyn, dyn, dyn, dyn, dyn, dyn, dyn, dyn};
+    for (int64_t constant : c)
+      spec.push_back(constant);
+    return spec;
   };
   static const std::vector<Example> examples = [&] {
     std::vector<Example> list = {
@@ -76,10 +83,15 @@ const std::vector<Example> &catalog() {
            "128x128x32 blocks, 4 warps, 4 stages)",
            matmulPersistent<brick::f16>(), descriptorMatmul(128, 128, 32, 8), MatmulConfig{}.warps, MatmulConfig{}.stages),
       make("attention",
-           "fused attention forward, softmax(Q K^T * scale) V (f16, 128 query rows x 128 keys a step, head dim 64, "
-           "8 warps, 2 stages)",
-           attention<brick::f16>(), attentionSpecialization(128, 128, 64), attentionConfig(64).warps,
-           attentionConfig(64).stages),
+           "fused attention forward, softmax(Q K^T * scale) V (f16, batches of equal lengths, 128 query rows x 128 "
+           "keys a step, head dim 64, 8 warps, 2 stages)",
+           attention<brick::f16>(), attentionSpecialization({128, 128, 64, 1, 0, 0, 0, 0, 0}),
+           attentionConfig(64).warps, attentionConfig(64).stages),
+      make("attention_causal_varlen",
+           "fused attention forward, causal, grouped-query (4 query heads a K/V head), variable lengths, with the "
+           "log-sum-exp (bf16, 128 query rows x 64 keys a step, head dim 128, 8 warps, 2 stages)",
+           attention<brick::bf16>(), attentionSpecialization({128, 64, 128, 4, 1, 1, 0, 0, 1}),
+           attentionConfig(128).warps, attentionConfig(128).stages),
       make("moe", "MoE grouped GEMM 1 with silu(gate) * up (bf16, 64x64x64 tiles, GROUP_M = 8)", moeGateUp<brick::bf16>(),
            {aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, dyn, dyn, aligned, one,
             aligned, aligned, one, aligned, one, 64, 64, 64, 8}),
@@ -119,10 +131,8 @@ const std::vector<Example> &catalog() {
         example.withConstants = fromTiles(descriptorMatmul);
       else if (example.name == "matmul_descriptors_transposed_b")
         example.withConstants = fromTiles(descriptorMatmulTransposedB);
-      else if (example.name == "attention")
-        example.withConstants = [attentionSpecialization](const std::vector<int64_t> &c) {
-          return c.size() == 3 ? attentionSpecialization(c[0], c[1], c[2]) : brick::Specialization();
-        };
+      else if (example.name == "attention" || example.name == "attention_causal_varlen")
+        example.withConstants = attentionSpecialization;
       else if (example.name == "moe_tma")
         example.withConstants = fromTiles(tmaMoe);
       else if (example.name == "moe_sorted" || example.name == "moe_persistent")

@@ -62,15 +62,12 @@ template <brick::ElementTag T>
 Check runMoe(const brick::runtime::Device &device, const MoeShape &shape, MoeWeights weights = MoeWeights::Host,
              std::optional<MoeConfig> config = std::nullopt);
 
-/// Fused attention (examples/attention.h) over `batchHeads` heads of `seqLen` rows of `headDim`, checked against
-/// float64; `config`: attentionConfig(headDim) unless given.
-struct AttentionProblem {
-  int batchHeads, seqLen, headDim;
-  unsigned targetCapability = 0; // LaunchOptions::targetCapability
-};
+/// Fused attention (examples/attention.h) at `shape` on fresh random inputs, checked against float64 (every row of
+/// a small problem, else a sample with each sequence's first and last rows), the log-sum-exp too where the shape
+/// asks for it; `config`: attentionConfig(headDim) unless given; `targetCapability` as LaunchOptions'.
 template <brick::ElementTag T>
-Check runAttention(const brick::runtime::Device &device, const AttentionProblem &problem,
-                   std::optional<AttentionConfig> config = std::nullopt);
+Check runAttention(const brick::runtime::Device &device, const AttentionShape &shape,
+                   std::optional<AttentionConfig> config = std::nullopt, unsigned targetCapability = 0);
 
 /// How the example programs autotune: short trials on a GPU (the examples run as tests too; the default is
 /// 25 + 100 ms), as few host-timed launches as possible on the interpreter, and a prune that keeps the candidates

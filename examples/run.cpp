@@ -18,11 +18,20 @@ std::vector<Check> runExample(const std::string &name, const brick::runtime::Dev
             runMatmul<brick::f16>(device, {.m = 100, .n = 70, .k = 50, .transposeB = true}),
             runMatmul<brick::f32>(device, {17, 33, 65}), runMatmul<brick::i8>(device, {64, 96, 128})};
   }
-  if (name == "attention")
-    // Two warpgroups of 128 query rows, 64 keys a step; one warpgroup of 64 rows over a head dimension of 32.
-    return {runAttention<brick::f16>(device, {.batchHeads = 3, .seqLen = 256, .headDim = 64}),
-            runAttention<brick::bf16>(device, {.batchHeads = 2, .seqLen = 128, .headDim = 32},
-                                      AttentionConfig{.blockM = 64, .blockN = 32, .warps = 4, .stages = 2})};
+  if (name == "attention") {
+    // A packed batch of ragged lengths over grouped-query heads, causal, with the log-sum-exp; fewer queries than
+    // keys under a sliding window and a softcap; a batch of equal lengths in the default tiles.
+    AttentionConfig small{.blockM = 64, .blockN = 32, .warps = 4, .stages = 2};
+    return {runAttention<brick::f16>(device, {.cuSeqlensQ = {0, 1, 18, 118}, .cuSeqlensK = {0, 1, 18, 118}, .qHeads = 4,
+                                              .kvHeads = 2, .headDim = 64, .causal = true, .logSumExp = true},
+                                     small),
+            runAttention<brick::bf16>(device, {.batch = 2, .seqLenQ = 40, .seqLenK = 100, .qHeads = 2, .kvHeads = 1,
+                                               .headDim = 32, .causal = true, .windowLeft = 30, .softcap = 20,
+                                               .logSumExp = true},
+                                      small),
+            runAttention<brick::f16>(device, {.batch = 2, .seqLenQ = 128, .seqLenK = 128, .qHeads = 2, .kvHeads = 2,
+                                              .headDim = 64})};
+  }
   if (name == "moe")
     // Ragged sizes (H and I not multiples of the tiles), experts no token picks, softmax and sigmoid + bias.
     return {runMoe<brick::bf16>(device, {.tokens = 7, .experts = 8, .topk = 2, .hidden = 80, .intermediate = 96}),

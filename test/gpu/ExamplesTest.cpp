@@ -290,21 +290,75 @@ TEST_P(Examples, MatmulWarpGroupConfigs) {
                                                        .descriptors = true}));
 }
 
-// Fused attention: P = exp(S - max) feeds the second dot from registers on sm_90a (wgmma with A in registers)
-// unless the accumulators leave no room (head dimension 128 over 4 warps: P goes through shared memory), and
-// through mma.sync with sm_80 code.
+// Fused attention: P = exp(S - max) feeds the second dot from registers on sm_90a (wgmma with A in registers);
+// mma.sync with sm_80 code. Every option against float64 at ragged sizes (the interpreter takes the small ones;
+// the GPU the too: a packed batch of lengths 1, 17, 1000 and 4000, 32/8 and 8/1 grouped-query heads).
 TEST_P(Examples, Attention) {
   using examples::AttentionConfig;
+  using examples::AttentionShape;
   using examples::runAttention;
-  EXPECT_PASSES(runAttention<f16>(device(), {.batchHeads = 3, .seqLen = 256, .headDim = 64}));
-  EXPECT_PASSES(runAttention<bf16>(device(), {.batchHeads = 2, .seqLen = 384, .headDim = 64}));
-  EXPECT_PASSES(runAttention<f16>(device(), {.batchHeads = 2, .seqLen = 256, .headDim = 128},
-                                  AttentionConfig{.blockM = 128, .blockN = 64, .warps = 8, .stages = 2}));
-  EXPECT_PASSES(runAttention<f16>(device(), {.batchHeads = 2, .seqLen = 256, .headDim = 128},
-                                  AttentionConfig{.blockM = 128, .blockN = 32, .warps = 4, .stages = 3}));
-  EXPECT_PASSES(runAttention<bf16>(device(), {.batchHeads = 5, .seqLen = 128, .headDim = 32},
-                                   AttentionConfig{.blockM = 64, .blockN = 32, .warps = 4, .stages = 2}));
-  EXPECT_PASSES(runAttention<f16>(device(), {.batchHeads = 2, .seqLen = 256, .headDim = 64, .targetCapability = 80}));
+  const AttentionConfig small{.blockM = 64, .blockN = 32, .warps = 4, .stages = 2};
+  // Ragged lengths in one packed batch; grouped-query heads; causal or not; the log-sum-exp.
+  for (bool causal : {false, true}) {
+    AttentionShape shape{.cuSeqlensQ = {0, 1, 18, 83}, .cuSeqlensK = {0, 1, 18, 83}, .qHeads = 4, .kvHeads = 2,
+                         .headDim = 32, .causal = causal, .logSumExp = true};
+    EXPECT_PASSES(runAttention<f16>(device(), shape, small));
+  }
+  // Fewer queries than keys (causal aligned bottom-right), and more (the first rows see no key: zeros, -inf).
+  EXPECT_PASSES(runAttention<bf16>(device(), {.batch = 2, .seqLenQ = 37, .seqLenK = 100, .qHeads = 2, .kvHeads = 1,
+                                              .headDim = 32, .causal = true, .logSumExp = true}, small));
+  EXPECT_PASSES(runAttention<f16>(device(), {.batch = 1, .seqLenQ = 90, .seqLenK = 20, .qHeads = 1, .kvHeads = 1,
+                                             .headDim = 32, .causal = true, .logSumExp = true}, small));
+  // A sliding window on both sides, and on the left of a causal mask; a softcap.
+  EXPECT_PASSES(runAttention<f16>(device(), {.batch = 1, .seqLenQ = 100, .seqLenK = 130, .headDim = 32,
+                                             .windowLeft = 40, .windowRight = 10, .softcap = 5, .logSumExp = true}, small));
+  EXPECT_PASSES(runAttention<bf16>(device(), {.batch = 2, .seqLenQ = 100, .seqLenK = 100, .qHeads = 2, .kvHeads = 2,
+                                              .headDim = 32, .causal = true, .windowLeft = 33}, small));
+  // The default tiles of two head dimensions, and sm_80 code.
+  EXPECT_PASSES(runAttention<f16>(device(), {.batch = 2, .seqLenQ = 150, .seqLenK = 150, .headDim = 64}));
+  EXPECT_PASSES(runAttention<bf16>(device(), {.batch = 1, .seqLenQ = 130, .seqLenK = 130, .qHeads = 2, .kvHeads = 1,
+                                              .headDim = 128, .causal = true}));
+  if (!onGpu(device()))
+    return;
+  EXPECT_PASSES(runAttention<f16>(device(), {.batch = 2, .seqLenQ = 256, .seqLenK = 300, .headDim = 64, .causal = true},
+                                  std::nullopt, 80));
+  for (bool causal : {false, true}) {
+    AttentionShape packed{.cuSeqlensQ = {0, 1, 18, 1018, 5018}, .cuSeqlensK = {0, 1, 18, 1018, 5018}, .qHeads = 32,
+                          .kvHeads = 8, .headDim = 128, .causal = causal, .logSumExp = true};
+    EXPECT_PASSES(runAttention<f16>(device(), packed));
+    packed.qHeads = 8, packed.kvHeads = 1, packed.headDim = 64;
+    EXPECT_PASSES(runAttention<bf16>(device(), packed));
+  }
+  for (int d : {16, 32, 64, 128, 256})
+    for (bool causal : {false, true})
+      EXPECT_PASSES(runAttention<f16>(device(), {.batch = 2, .seqLenQ = 300, .seqLenK = 500, .qHeads = 4, .kvHeads = 2,
+                                                 .headDim = d, .causal = causal, .logSumExp = true}));
+  for (AttentionConfig config : {AttentionConfig{128, 128, 8, 2}, AttentionConfig{128, 64, 8, 3},
+                                 AttentionConfig{64, 64, 4, 3}, AttentionConfig{128, 32, 4, 3}})
+    EXPECT_PASSES(runAttention<bf16>(device(), {.batch = 3, .seqLenQ = 333, .seqLenK = 444, .qHeads = 2, .kvHeads = 1,
+                                                .headDim = 64, .causal = true, .windowLeft = 100, .softcap = 30,
+                                                .logSumExp = true}, config));
+}
+
+// Bad attention input is an error that says what is wrong, before anything runs.
+TEST_P(Examples, AttentionRejectsBadInput) {
+  using examples::AttentionShape;
+  auto failure = [&](const AttentionShape &shape) { return examples::runAttention<f16>(device(), shape).failure; };
+  EXPECT_NE(failure({.batch = 1, .seqLenQ = 64, .seqLenK = 64, .qHeads = 6, .kvHeads = 4}).find("multiple of the K/V heads"),
+            std::string::npos);
+  EXPECT_NE(failure({.batch = 1, .seqLenQ = 64, .seqLenK = 64, .headDim = 96}).find("head dimension must be"),
+            std::string::npos);
+  EXPECT_NE(failure({.cuSeqlensQ = {0, 50, 40}, .cuSeqlensK = {0, 50, 90}}).find("cuSeqlensQ decreases from 50 to 40"),
+            std::string::npos);
+  EXPECT_NE(failure({.cuSeqlensQ = {0, 50}, .cuSeqlensK = {0, 50, 90}}).find("batch + 1 offsets"), std::string::npos);
+  // Offsets that pass the end of the buffers.
+  auto tiny = runtime::DeviceBuffer::allocate(device(), 64);
+  ASSERT_TRUE(tiny) << tiny.error().message();
+  AttentionShape shape{.cuSeqlensQ = {0, 100}, .cuSeqlensK = {0, 100}};
+  examples::AttentionBuffers buffers{&*tiny, &*tiny, &*tiny, &*tiny, nullptr, &*tiny, &*tiny};
+  runtime::Error error = examples::launchAttention<f16>(shape, buffers, examples::attentionConfig(64),
+                                                        LaunchOptions{.device = &device()});
+  EXPECT_NE(error.message().find("Q and O need 12800 bytes"), std::string::npos) << error.message();
 }
 
 TEST_P(Examples, MoeLayer) {
