@@ -919,11 +919,14 @@ void benchAutotune() {
 // Fused attention forward (examples/attention.h): useful FLOPs only (4 x headDim x the (query, key) pairs seen).
 //===----------------------------------------------------------------------===//
 
-/// "BLOCK_M,BLOCK_N,warps,stages".
+/// "BLOCK_M,BLOCK_N,warps,stages", then ",ws" for a warp-specialized launch.
 examples::AttentionConfig parseAttentionConfig(const char *text) {
   examples::AttentionConfig c;
-  if (std::sscanf(text, "%d,%d,%u,%u", &c.blockM, &c.blockN, &c.warps, &c.stages) != 4)
-    fail(std::string("an attention config is BLOCK_M,BLOCK_N,warps,stages; got '") + text + "'");
+  int consumed = 0;
+  if (std::sscanf(text, "%d,%d,%u,%u%n", &c.blockM, &c.blockN, &c.warps, &c.stages, &consumed) != 4 ||
+      (text[consumed] && std::string(text + consumed) != ",ws"))
+    fail(std::string("an attention config is BLOCK_M,BLOCK_N,warps,stages[,ws]; got '") + text + "'");
+  c.warpSpecialize = text[consumed] != 0;
   return c;
 }
 
@@ -965,7 +968,7 @@ AttentionCase parseAttentionCase(const std::string &text) {
   return c;
 }
 
-/// Each case of BRICK_BENCH_ATTENTION_CASES at each config (examples::attentionConfig unless listed): checked on
+/// Each case of BRICK_BENCH_ATTENTION_CASES at each config (the autotuner's choice unless listed): checked on
 /// a sample of rows (each head's first and last, a few between) against float64 first, then timed.
 void benchAttention(const std::vector<examples::AttentionConfig> &sweep) {
   std::vector<AttentionCase> cases;
@@ -999,17 +1002,30 @@ void benchAttention(const std::vector<examples::AttentionConfig> &sweep) {
       check(dcuK.copyFromHost(shape.cuSeqlensK.data(), 4 * shape.cuSeqlensK.size()));
     }
     examples::AttentionBuffers buffers{&dq, &dk, &dv, &dout, nullptr, &dcuQ, &dcuK};
-    std::vector<examples::AttentionConfig> configs = sweep;
+    // Each swept config, or the autotuner's choice (launchAttentionTuned: it tunes at the first launch).
+    std::vector<std::optional<examples::AttentionConfig>> configs(sweep.begin(), sweep.end());
     if (configs.empty())
-      configs.push_back(examples::attentionConfig(int(d)));
+      configs.push_back(std::nullopt);
     for (size_t index = 0; index < configs.size(); ++index) {
-      const examples::AttentionConfig &config = configs[index];
-      LaunchOptions options{.numWarps = config.warps, .numStages = config.stages, .device = device};
-      auto run = [&] {
-        check(c.bf16 ? examples::launchAttention<bf16>(shape, buffers, config, options)
-                     : examples::launchAttention<f16>(shape, buffers, config, options));
+      const std::optional<examples::AttentionConfig> &config = configs[index];
+      LaunchOptions options{.device = device};
+      std::string chosen;
+      auto launch = [&] {
+        if (!config)
+          return c.bf16 ? examples::launchAttentionTuned<bf16>(shape, buffers, options, &chosen)
+                        : examples::launchAttentionTuned<f16>(shape, buffers, options, &chosen);
+        return c.bf16 ? examples::launchAttention<bf16>(shape, buffers, *config, options)
+                      : examples::launchAttention<f16>(shape, buffers, *config, options);
       };
-      run();
+      auto run = [&] { check(launch()); };
+      std::string suffix = sweep.empty() ? "" : "_cfg" + std::to_string(index);
+      if (runtime::Error error = launch()) {
+        if (sweep.empty())
+          fail(error.message());
+        // A swept config that does not fit (shared memory, registers) is reported, not timed.
+        std::printf(",\n  \"%s%s_skipped\": \"%s\"", c.text.c_str(), suffix.c_str(), jsonEscaped(error.message()).c_str());
+        continue;
+      }
       std::vector<uint16_t> out(static_cast<size_t>(qElements));
       check(dout.copyToHost(out.data(), out.size() * 2));
       double errorSquared = 0, normSquared = 0;
@@ -1032,12 +1048,13 @@ void benchAttention(const std::vector<examples::AttentionConfig> &sweep) {
       if (!(error <= (c.bf16 ? 1e-2 : 2e-3)))
         fail(c.text + ": attention computed a wrong result (relative error " + std::to_string(error) + ")");
       double ms = medianMilliseconds(run, 20);
-      std::string suffix = sweep.empty() ? "" : "_cfg" + std::to_string(index);
       std::printf(",\n  \"%s%s_TFLOPs\": %.1f,\n  \"%s%s_error\": %.2e", c.text.c_str(), suffix.c_str(),
                   shape.flops() / ms / 1e9, c.text.c_str(), suffix.c_str(), error);
-      if (!sweep.empty())
-        std::printf(",\n  \"%s%s\": \"%d,%d,%u,%u\"", c.text.c_str(), suffix.c_str(), config.blockM, config.blockN,
-                    config.warps, config.stages);
+      if (config)
+        std::printf(",\n  \"%s%s\": \"%d,%d,%u,%u%s\"", c.text.c_str(), suffix.c_str(), config->blockM,
+                    config->blockN, config->warps, config->stages, config->warpSpecialize ? ",ws" : "");
+      else
+        std::printf(",\n  \"%s_config\": \"%s\"", c.text.c_str(), jsonEscaped(chosen).c_str());
     }
   }
 }

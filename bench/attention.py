@@ -149,9 +149,10 @@ def plot(rows, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    panels = sorted({(dtype, d, causal) for dtype, d, causal, *_ in rows})
-    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.5), squeeze=False)
-    for ax, (dtype, d, causal) in zip(axes[0], panels):
+    dtypes = sorted({dtype for dtype, *_ in rows})
+    columns = sorted({(d, causal) for _, d, causal, *_ in rows})
+    fig, axes = plt.subplots(len(dtypes), len(columns), figsize=(3.2 * len(columns), 3 * len(dtypes)), squeeze=False)
+    for ax, (dtype, (d, causal)) in zip(axes.flat, [(t, c) for t in dtypes for c in columns]):
         mine = sorted((s, r) for dt, dd, c, s, r in rows if (dt, dd, c) == (dtype, d, causal))
         for name in ("brick", "cudnn", "fa2", "triton"):
             points = [(s, r[name]) for s, r in mine if name in r]
@@ -161,7 +162,7 @@ def plot(rows, path):
         ax.set_title(f"{dtype}, D {d}{', causal' if causal else ''}")
         ax.set_xlabel("sequence length")
         ax.set_ylabel("TFLOP/s")
-        ax.legend()
+        ax.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     print(f"# chart: {path}")

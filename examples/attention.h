@@ -164,10 +164,12 @@ struct AttentionShape {
   std::string check() const;
 };
 
-/// How to launch attention: the tiles, warps and pipeline stages.
+/// How to launch attention: the tiles, warps and pipeline stages, and whether a producer warpgroup copies K and
+/// V (LaunchOptions::warpSpecialize).
 struct AttentionConfig {
   int blockM = 128, blockN = 64;
   unsigned warps = 8, stages = 2;
+  bool warpSpecialize = false;
 };
 
 /// Two warpgroups of 64 query rows each, over 128 keys a step for a head dimension up to 64 and 64 beyond (the
@@ -187,6 +189,17 @@ struct AttentionBuffers {
 template <ElementTag T>
 runtime::Error launchAttention(const AttentionShape &shape, const AttentionBuffers &buffers,
                                const AttentionConfig &config, LaunchOptions options = {});
+
+/// What the autotuner tries for a head dimension: attentionConfig's choice first, then other tiles, pipelined or
+/// warp-specialized (those that do not fit the GPU are skipped at tuning).
+std::vector<AttentionConfig> attentionCandidates(int headDim);
+
+/// launchAttention through brick::autotune: the fastest of attentionCandidates(headDim), chosen at the first launch
+/// for each element type, head dimension, mask, softcap and bucket of keys (a power of two), and kept on disk.
+/// `chosen`, when given, says which config ran.
+template <ElementTag T>
+runtime::Error launchAttentionTuned(const AttentionShape &shape, const AttentionBuffers &buffers,
+                                    LaunchOptions options = {}, std::string *chosen = nullptr);
 
 /// Row `token` (of the packed queries) of head `head` of O in float64, into `out` (headDim values), and its
 /// log-sum-exp: q, k and v as the kernel reads them. The check the host program and the benchmark share.

@@ -3,7 +3,12 @@
 #include "attention.h"
 #include "host.h"
 
+#include "brick/JIT/Autotune.h"
+
 #include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 
 namespace examples {
@@ -74,9 +79,9 @@ std::string AttentionShape::check() const {
   return "";
 }
 
-template <ElementTag T>
-runtime::Error launchAttention(const AttentionShape &shape, const AttentionBuffers &buffers,
-                               const AttentionConfig &config, LaunchOptions options) {
+namespace {
+/// What launchAttention and launchAttentionTuned check before they launch: the shape, then the buffers' sizes.
+runtime::Error checkAttention(const AttentionShape &shape, const AttentionBuffers &buffers) {
   using runtime::Error;
   if (std::string why = shape.check(); !why.empty())
     return Error(why);
@@ -96,32 +101,132 @@ runtime::Error launchAttention(const AttentionShape &shape, const AttentionBuffe
   if (shape.varlen() && (tooSmall(buffers.cuSeqlensQ, offsetBytes) || tooSmall(buffers.cuSeqlensK, offsetBytes)))
     return Error("attention: variable lengths need cuSeqlensQ and cuSeqlensK on the device, " +
                  std::to_string(offsetBytes) + " bytes each");
+  return Error();
+}
 
+/// The autotuner's bucket of a batch's keys: the power of two at or above, from 1024.
+int64_t keysBucket(int64_t keys) {
+  int64_t bucket = 1024;
+  while (bucket < keys)
+    bucket *= 2;
+  return bucket;
+}
+
+/// The grid for query blocks of `blockM` rows: (blocks of the longest sequence, query heads, sequences).
+Grid attentionGrid(const AttentionShape &shape, int64_t blockM) {
   int64_t longest = 0;
   for (int b = 0; b < shape.sequences(); ++b)
     longest = std::max(longest, shape.queries(b));
-  Grid grid{unsigned(std::max<int64_t>(1, (longest + config.blockM - 1) / config.blockM)), unsigned(shape.qHeads),
-            unsigned(shape.sequences())};
+  return Grid{unsigned(std::max<int64_t>(1, (longest + blockM - 1) / blockM)), unsigned(shape.qHeads),
+              unsigned(shape.sequences())};
+}
+
+/// The kernel's arguments for `shape`, `buffers` and descriptors blocks `blockM` and `blockN` (each a number, or
+/// brick::fromConfig with the descriptors' blocks from the config), passed to `launch`.
+template <class Launch, class M, class N>
+runtime::Error withAttentionArguments(const AttentionShape &shape, const AttentionBuffers &buffers, M blockM,
+                                      N blockN, Launch launch) {
+  const int64_t d = shape.headDim, totalQ = shape.totalQ(), totalK = shape.totalK();
   auto pointer = [](const runtime::DeviceBuffer *buffer) { return DevicePointer{buffer ? buffer->address() : 0}; };
   const int64_t qWidth = shape.qHeads * d, kvWidth = shape.kvHeads * d;
   // A descriptor's shape may not be empty: a batch without keys (or queries) reads a one-row tensor it never uses.
   auto rows = [](int64_t n) { return std::max<int64_t>(n, 1); };
+  constexpr bool tuned = std::is_same_v<M, FromConfig>;
+  auto descriptor = [&](const runtime::DeviceBuffer &buffer, int64_t tokens, int64_t width, auto block, size_t index) {
+    if constexpr (tuned)
+      return TensorDescriptorArg::of(buffer, {rows(tokens), width}, {width, 1}, {}).blocksFromConfig({index, 2});
+    else
+      return TensorDescriptorArg::of(buffer, {rows(tokens), width}, {width, 1}, {int64_t(block), d});
+  };
+  auto dim = [&] {
+    if constexpr (tuned)
+      return fromConfig;
+    else
+      return int(d);
+  }();
+  return launch(descriptor(*buffers.q, totalQ, qWidth, blockM, 0), descriptor(*buffers.k, totalK, kvWidth, blockN, 1),
+                descriptor(*buffers.v, totalK, kvWidth, blockN, 1), pointer(buffers.o),
+                pointer(shape.logSumExp ? buffers.lse : nullptr), pointer(shape.varlen() ? buffers.cuSeqlensQ : nullptr),
+                pointer(shape.varlen() ? buffers.cuSeqlensK : nullptr), shape.seqLenQ, shape.seqLenK, int(totalQ),
+                int(totalK), shape.qHeads, shape.softmaxScale(), shape.softcap, shape.windowLeft, shape.windowRight,
+                blockM, blockN, dim, shape.qHeads / shape.kvHeads, int(shape.varlen()), int(shape.causal),
+                int(shape.windowed()), int(shape.softcap > 0), int(shape.logSumExp));
+}
+} // namespace
+
+template <ElementTag T>
+runtime::Error launchAttention(const AttentionShape &shape, const AttentionBuffers &buffers,
+                               const AttentionConfig &config, LaunchOptions options) {
+  if (runtime::Error error = checkAttention(shape, buffers))
+    return error;
+  options.numWarps = config.warps, options.numStages = config.stages, options.warpSpecialize = config.warpSpecialize;
   static const auto kernel = attention<T>(); // one JIT cache for every launch
-  return kernel.launch(
-      grid, options, TensorDescriptorArg::of(*buffers.q, {rows(totalQ), qWidth}, {qWidth, 1}, {config.blockM, d}),
-      TensorDescriptorArg::of(*buffers.k, {rows(totalK), kvWidth}, {kvWidth, 1}, {config.blockN, d}),
-      TensorDescriptorArg::of(*buffers.v, {rows(totalK), kvWidth}, {kvWidth, 1}, {config.blockN, d}),
-      pointer(buffers.o), pointer(shape.logSumExp ? buffers.lse : nullptr),
-      pointer(shape.varlen() ? buffers.cuSeqlensQ : nullptr), pointer(shape.varlen() ? buffers.cuSeqlensK : nullptr),
-      shape.seqLenQ, shape.seqLenK, int(totalQ), int(totalK), shape.qHeads, shape.softmaxScale(), shape.softcap,
-      shape.windowLeft, shape.windowRight, config.blockM, config.blockN, int(d), shape.qHeads / shape.kvHeads,
-      int(shape.varlen()), int(shape.causal), int(shape.windowed()), int(shape.softcap > 0), int(shape.logSumExp));
+  Grid grid = attentionGrid(shape, config.blockM);
+  return withAttentionArguments(shape, buffers, config.blockM, config.blockN,
+                                [&](auto &&...args) { return kernel.launch(grid, options, args...); });
+}
+
+std::vector<AttentionConfig> attentionCandidates(int headDim) {
+  std::vector<AttentionConfig> candidates{attentionConfig(headDim)};
+  for (AttentionConfig config : {AttentionConfig{128, 128, 8, 2}, AttentionConfig{128, 64, 8, 2},
+                                 AttentionConfig{128, 64, 8, 2, true}, AttentionConfig{128, 128, 8, 2, true},
+                                 AttentionConfig{128, 64, 8, 3, true}, AttentionConfig{64, 64, 4, 3}})
+    if (std::none_of(candidates.begin(), candidates.end(), [&](const AttentionConfig &c) {
+          return c.blockM == config.blockM && c.blockN == config.blockN && c.warps == config.warps &&
+                 c.stages == config.stages && c.warpSpecialize == config.warpSpecialize;
+        }))
+      candidates.push_back(config);
+  return candidates;
+}
+
+template <ElementTag T>
+runtime::Error launchAttentionTuned(const AttentionShape &shape, const AttentionBuffers &buffers,
+                                    LaunchOptions options, std::string *chosen) {
+  if (runtime::Error error = checkAttention(shape, buffers))
+    return error;
+  using Tuned = decltype(brick::autotune(attention<T>(), {}, {}));
+  static const auto kernel = attention<T>();
+  static std::map<std::pair<int, bool>, std::unique_ptr<Tuned>> tuners;
+  static std::mutex mutex;
+  bool interpreter = options.device ? options.device->isInterpreter() : false;
+  Tuned *tuned;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::unique_ptr<Tuned> &slot = tuners[{shape.headDim, interpreter}];
+    if (!slot) {
+      // The configs give BLOCK_M, BLOCK_N and HEAD_DIM (the descriptors' blocks come from them); the key is the
+      // mask, the softcap and the keys' count rounded up to a power of two.
+      std::vector<TuningConfig> configs;
+      for (const AttentionConfig &c : attentionCandidates(shape.headDim))
+        configs.push_back(TuningConfig{{c.blockM, c.blockN, shape.headDim}, c.warps, c.stages, c.warpSpecialize});
+      TuningKey key{{21, 22, 23, 10}, [](std::vector<int64_t> values) {
+                      values[3] = keysBucket(values[3]);
+                      return values;
+                    }};
+      AutotuneOptions tuning = exampleTuning(interpreter, [](const TuningConfig &, const std::vector<int64_t> &) { return true; });
+      slot = std::make_unique<Tuned>(brick::autotune(kernel, configs, key, tuning));
+    }
+    tuned = slot.get();
+  }
+  auto grid = [&](const TuningConfig &config) { return attentionGrid(shape, config.get(0)); };
+  runtime::Error error = withAttentionArguments(shape, buffers, fromConfig, fromConfig, [&](auto &&...args) {
+    return tuned->launch(grid, options, args...);
+  });
+  if (chosen)
+    for (const Tuning &tuning : tuned->tunings())
+      if (tuning.key == std::vector<int64_t>{shape.causal, shape.windowed(), shape.softcap > 0, keysBucket(shape.totalK())})
+        *chosen = "autotuned (" + tuning.how + "): " + tuned->configs()[tuning.chosen].str();
+  return error;
 }
 
 template runtime::Error launchAttention<f16>(const AttentionShape &, const AttentionBuffers &,
                                              const AttentionConfig &, LaunchOptions);
 template runtime::Error launchAttention<bf16>(const AttentionShape &, const AttentionBuffers &,
                                               const AttentionConfig &, LaunchOptions);
+template runtime::Error launchAttentionTuned<f16>(const AttentionShape &, const AttentionBuffers &, LaunchOptions,
+                                                  std::string *);
+template runtime::Error launchAttentionTuned<bf16>(const AttentionShape &, const AttentionBuffers &, LaunchOptions,
+                                                   std::string *);
 
 void attentionReferenceRow(const AttentionShape &shape, const float *q, const float *k, const float *v,
                            int64_t token, int head, double *out, double *logSumExp) {
@@ -162,7 +267,6 @@ Check runAttention(const brick::runtime::Device &device, const AttentionShape &s
                    std::optional<AttentionConfig> given, unsigned targetCapability) {
   using namespace host;
   const int d = shape.headDim;
-  AttentionConfig config = given.value_or(attentionConfig(d));
   std::string what = std::string("attention ") + (std::is_same_v<T, brick::f16> ? "f16" : "bf16") + " ";
   if (shape.varlen()) {
     what += "lengths";
@@ -181,7 +285,9 @@ Check runAttention(const brick::runtime::Device &device, const AttentionShape &s
     what += ", softcap";
   if (shape.logSumExp)
     what += ", lse";
-  what += ", " + std::to_string(config.blockM) + "x" + std::to_string(config.blockN) + " blocks";
+  if (given)
+    what += ", " + std::to_string(given->blockM) + "x" + std::to_string(given->blockN) + " blocks" +
+            (given->warpSpecialize ? ", warp-specialized" : "");
   if (targetCapability)
     what += ", sm_" + std::to_string(targetCapability) + " code";
   Check check{what, 0, std::is_same_v<T, brick::f16> ? 2e-3 : 1e-2, {}, 0};
@@ -200,10 +306,17 @@ Check runAttention(const brick::runtime::Device &device, const AttentionShape &s
     if (!*buffer)
       return check.failure = buffer->error().message(), check;
 
-  brick::LaunchOptions options{.numWarps = config.warps, .numStages = config.stages, .device = &device};
+  brick::LaunchOptions options{.device = &device};
   options.targetCapability = targetCapability;
   AttentionBuffers buffers{&*dq, &*dk, &*dv, &*dout, &*dlse, &*dcuQ, &*dcuK};
-  if (brick::runtime::Error error = timed(check, [&] { return launchAttention<T>(shape, buffers, config, options); }))
+  std::string chosen; // without a config, the autotuner's choice
+  brick::runtime::Error error = timed(check, [&] {
+    return given ? launchAttention<T>(shape, buffers, *given, options)
+                 : launchAttentionTuned<T>(shape, buffers, options, &chosen);
+  });
+  if (!chosen.empty())
+    check.what += ", " + chosen;
+  if (error)
     return check.failure = error.message(), check;
   auto out = download<uint16_t>(*dout, q.size(), check.failure);
   auto lse = download<float>(*dlse, totalQ * shape.qHeads, check.failure);

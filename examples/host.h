@@ -64,7 +64,8 @@ Check runMoe(const brick::runtime::Device &device, const MoeShape &shape, MoeWei
 
 /// Fused attention (examples/attention.h) at `shape` on fresh random inputs, checked against float64 (every row of
 /// a small problem, else a sample with each sequence's first and last rows), the log-sum-exp too where the shape
-/// asks for it; `config`: attentionConfig(headDim) unless given; `targetCapability` as LaunchOptions'.
+/// asks for it; through the autotuner (launchAttentionTuned) unless `config` is given; `targetCapability` as
+/// LaunchOptions'.
 template <brick::ElementTag T>
 Check runAttention(const brick::runtime::Device &device, const AttentionShape &shape,
                    std::optional<AttentionConfig> config = std::nullopt, unsigned targetCapability = 0);

@@ -59,14 +59,29 @@ std::optional<unsigned> consumerRegisters(unsigned consumerWarps) {
   return std::min(raised, 256u); // setmaxnreg's most
 }
 
-/// A loop the pass takes: its TMA blocks (and the buffers they fill) and its dots; the tile loop around it, if any.
-struct Plan {
+/// A loop the pass takes: its TMA blocks (and the buffers they fill), its dots, and what computes the blocks'
+/// coordinates.
+struct LoopPlan {
   scf::ForOp loop;
-  scf::ForOp outer;
-  Slice outerSlice; // what computes the K loop's bounds and the coordinates' tile parts
   SmallVector<std::pair<DescriptorLoadOp, LocalAllocOp>> loads;
   SmallVector<brickgpu::WarpGroupDotOp> dots;
-  Slice slice; // what computes the blocks' coordinates
+  Slice slice;
+  /// The dots read ring slots only and only accumulate across iterations (a K loop): they stay in flight, and
+  /// an iteration releases the slot before its own. Otherwise (attention's Q K^T and P V, whose results the
+  /// iteration's softmax reads) each dot completes where it is, and an iteration releases its slot after its
+  /// last dot.
+  bool inFlight = false;
+};
+
+/// What the pass splits: a K loop (in a tile loop, or alone), or a sequence of loops at the kernel's top level
+/// that fill the same rings (attention's masked and unmasked key blocks), the producer running them in turn.
+struct Plan {
+  SmallVector<LoopPlan, 1> loops;
+  scf::ForOp outer;
+  Slice outerSlice; // what computes the K loop's bounds and the coordinates' tile parts
+  /// Ops before the split that the producer does not need and that touch memory (attention's load of Q): they
+  /// move after it, so that only the consumers run them.
+  SmallVector<Operation *> consumersOnly;
 };
 
 /// A load of one scalar: every thread reads the same address, whichever warp it is in (an MoE block's expert).
@@ -139,29 +154,28 @@ bool invariantScalarLoad(Operation *op) {
               .wasInterrupted();
 }
 
-/// Whether every op of `range` leaves memory alone, but for scalar loads, and synchronizes nothing (the producer
-/// warps may run it).
-bool quiet(llvm::iterator_range<Block::iterator> range) {
-  for (Operation &op : range) {
-    bool touches = op.walk([](Operation *inner) {
-                       return (isMemoryEffectFree(inner) || scalarLoad(inner)) && getScratchBytes(inner) == 0
-                                  ? WalkResult::advance()
-                                  : WalkResult::interrupt();
-                     }).wasInterrupted();
-    if (touches)
-      return false;
-  }
-  return true;
+/// Whether `op` and the ops it holds leave memory alone (but for scalar loads where `scalars`) and synchronize
+/// nothing (no scratch buffer): the producer warps may run it, or it may sit in a loop that the split keeps.
+bool quietOp(Operation *op, bool scalars) {
+  return !op->walk([&](Operation *inner) {
+              return (isMemoryEffectFree(inner) || (scalars && scalarLoad(inner))) && getScratchBytes(inner) == 0
+                         ? WalkResult::advance()
+                         : WalkResult::interrupt();
+            }).wasInterrupted();
 }
 
-std::optional<Plan> planFor(func::FuncOp kernel, scf::ForOp loop) {
-  Block *entry = &kernel.getBody().front();
-  auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
-  if (loop.getUnsignedCmp() || !(loop->getBlock() == entry || (outer && outer->getBlock() == entry)))
+/// Whether every op of `range` is quiet, scalar loads allowed.
+bool quiet(llvm::iterator_range<Block::iterator> range) {
+  return llvm::all_of(range, [](Operation &op) { return quietOp(&op, /*scalars=*/true); });
+}
+
+/// `loop`'s plan, where its body copies descriptor blocks into their TMA buffers, multiplies them on wgmma and
+/// otherwise computes in registers.
+std::optional<LoopPlan> planLoop(scf::ForOp loop) {
+  if (loop.getUnsignedCmp())
     return std::nullopt;
-  if (outer && outer.getUnsignedCmp())
-    return std::nullopt;
-  Plan plan{loop, outer, {}, {}, {}, {}};
+  LoopPlan plan;
+  plan.loop = loop;
   for (Operation &op : loop.getBody()->without_terminator()) {
     if (auto load = dyn_cast<DescriptorLoadOp>(op)) {
       LocalAllocOp alloc = tmaTarget(load);
@@ -173,27 +187,30 @@ std::optional<Plan> planFor(func::FuncOp kernel, scf::ForOp loop) {
         return std::nullopt;
     } else if (auto dot = dyn_cast<brickgpu::WarpGroupDotOp>(op)) {
       plan.dots.push_back(dot);
-    } else if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op) || getScratchBytes(&op) != 0) {
+    } else if (!quietOp(&op, /*scalars=*/false)) {
       return std::nullopt;
     }
   }
   if (plan.loads.empty() || plan.dots.empty())
     return std::nullopt;
-  // Each dot reads ring slots only (no A in registers) and only accumulates across iterations, so that it can
-  // stay in flight.
-  for (brickgpu::WarpGroupDotOp dot : plan.dots) {
-    if (isa<RankedTensorType>(dot.getA().getType()))
-      return std::nullopt;
-    for (Value operand : {Value(dot.getA()), Value(dot.getB())})
-      if (!llvm::any_of(plan.loads,
-                        [&](auto &entry) { return entry.second.getResult() == brickgpu::underlyingBuffer(operand); }))
-        return std::nullopt;
+  auto inRing = [&](Value operand) {
+    return llvm::any_of(plan.loads,
+                        [&](auto &entry) { return entry.second.getResult() == brickgpu::underlyingBuffer(operand); });
+  };
+  // In flight: each dot reads ring slots only (no A in registers) and only accumulates across iterations.
+  plan.inFlight = llvm::all_of(plan.dots, [&](brickgpu::WarpGroupDotOp dot) {
     auto carried = dyn_cast<BlockArgument>(dot.getC());
-    if (!carried || carried.getOwner() != loop.getBody() || carried == loop.getInductionVar() ||
-        !carried.hasOneUse() || !dot->hasOneUse() || !isa<scf::YieldOp>(*dot->getUsers().begin()) ||
-        loop.getYieldedValues()[carried.getArgNumber() - 1] != dot.getResult())
-      return std::nullopt;
-  }
+    return !isa<RankedTensorType>(dot.getA().getType()) && inRing(dot.getA()) && inRing(dot.getB()) && carried &&
+           carried.getOwner() == loop.getBody() && carried != loop.getInductionVar() && carried.hasOneUse() &&
+           dot->hasOneUse() && isa<scf::YieldOp>(*dot->getUsers().begin()) &&
+           loop.getYieldedValues()[carried.getArgNumber() - 1] == dot.getResult();
+  });
+  // Otherwise a buffer a dot reads is a ring slot or made before the loop (attention's Q).
+  for (brickgpu::WarpGroupDotOp dot : plan.dots)
+    for (Value operand : {Value(dot.getA()), Value(dot.getB())})
+      if (isa<MemDescType>(operand.getType()) && !inRing(operand) &&
+          !loop.isDefinedOutsideOfLoop(brickgpu::underlyingBuffer(operand)))
+        return std::nullopt;
   SmallVector<Value> roots;
   for (auto &[load, alloc] : plan.loads) {
     llvm::append_range(roots, load.getIndices());
@@ -204,6 +221,45 @@ std::optional<Plan> planFor(func::FuncOp kernel, scf::ForOp loop) {
   if (!slice)
     return std::nullopt;
   plan.slice = std::move(*slice);
+  return plan;
+}
+
+/// What the producer reads of the kernel outside `loop`: its bounds, the starts of the values its copies'
+/// coordinates carry, the coordinates' other parts and the descriptors.
+SmallVector<Value> producerInputs(LoopPlan &plan) {
+  scf::ForOp loop = plan.loop;
+  SmallVector<Value> inputs{loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
+  for (unsigned index : plan.slice.carried)
+    inputs.push_back(loop.getInitArgs()[index]);
+  for (Operation *op : plan.slice.ops)
+    for (Value operand : op->getOperands())
+      if (loop.isDefinedOutsideOfLoop(operand))
+        inputs.push_back(operand);
+  for (auto &[load, alloc] : plan.loads) {
+    for (Value index : load.getIndices())
+      if (loop.isDefinedOutsideOfLoop(index))
+        inputs.push_back(index);
+    if (Value shared = load.getSharedByCluster(); shared && loop.isDefinedOutsideOfLoop(shared))
+      inputs.push_back(shared);
+    inputs.push_back(load.getDesc());
+  }
+  return inputs;
+}
+
+/// A K loop that keeps its dots in flight, at the kernel's top level or in a tile loop there.
+std::optional<Plan> planFor(func::FuncOp kernel, scf::ForOp loop) {
+  Block *entry = &kernel.getBody().front();
+  auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
+  if (!(loop->getBlock() == entry || (outer && outer->getBlock() == entry)))
+    return std::nullopt;
+  if (outer && outer.getUnsignedCmp())
+    return std::nullopt;
+  std::optional<LoopPlan> loopPlan = planLoop(loop);
+  if (!loopPlan || !loopPlan->inFlight)
+    return std::nullopt;
+  Plan plan;
+  plan.loops.push_back(std::move(*loopPlan));
+  plan.outer = outer;
   // The producer warps run everything before the (outermost) loop too: nothing there may touch memory or
   // synchronize.
   Operation *top = outer ? outer.getOperation() : loop.getOperation();
@@ -213,24 +269,69 @@ std::optional<Plan> planFor(func::FuncOp kernel, scf::ForOp loop) {
     // In the tile loop, the producer recomputes what the K loop's bounds, its carried values' starts and the
     // coordinates take from the tile loop's body: side-effect free but for scalar loads of what the kernel does
     // not write (an MoE tile's expert), and not carried from tile to tile.
-    SmallVector<Value> roots{loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
-    for (unsigned index : plan.slice.carried)
-      roots.push_back(loop.getInitArgs()[index]);
-    for (Operation *op : plan.slice.ops)
-      for (Value operand : op->getOperands())
-        if (operand.getParentBlock() == outer.getBody())
-          roots.push_back(operand);
-    for (auto &[load, alloc] : plan.loads) {
-      for (Value index : load.getIndices())
-        if (index.getParentBlock() == outer.getBody())
-          roots.push_back(index);
-      if (Value shared = load.getSharedByCluster(); shared && shared.getParentBlock() == outer.getBody())
-        roots.push_back(shared);
-    }
+    SmallVector<Value> roots;
+    for (Value input : producerInputs(plan.loops.front()))
+      if (input.getParentBlock() == outer.getBody())
+        roots.push_back(input);
     std::optional<Slice> tile = sliceOf(outer, roots, invariantScalarLoad);
     if (!tile || !tile->carried.empty())
       return std::nullopt;
     plan.outerSlice = std::move(*tile);
+  }
+  return plan;
+}
+
+/// The loops at the kernel's top level, in order, when each takes the split (in flight or not) and all fill
+/// rings of the same buffers: the producer runs them in turn, carrying the ring's slot and phase from one to the
+/// next. What the producer reads must be made before the first loop, by ops that leave memory alone but for
+/// scalar loads; the other ops before it that touch memory move after the split.
+std::optional<Plan> planSequence(func::FuncOp kernel) {
+  Block *entry = &kernel.getBody().front();
+  Plan plan;
+  for (auto loop : entry->getOps<scf::ForOp>()) {
+    std::optional<LoopPlan> loopPlan = planLoop(loop);
+    if (!loopPlan)
+      return std::nullopt;
+    plan.loops.push_back(std::move(*loopPlan));
+  }
+  if (plan.loops.empty())
+    return std::nullopt;
+  auto buffers = [](LoopPlan &loop) {
+    return llvm::map_to_vector(loop.loads, [](auto &entry) { return entry.second.getType(); });
+  };
+  for (LoopPlan &loop : plan.loops) {
+    if (buffers(loop) != buffers(plan.loops.front()))
+      return std::nullopt;
+    for (auto &[load, alloc] : loop.loads)
+      if (load.getSharedByCluster())
+        return std::nullopt; // multicast takes a K loop alone
+  }
+  // The ops before the first loop that the producer's inputs come from.
+  Operation *first = plan.loops.front().loop;
+  llvm::SmallPtrSet<Operation *, 32> needed;
+  SmallVector<Value> worklist;
+  for (LoopPlan &loop : plan.loops)
+    llvm::append_range(worklist, producerInputs(loop));
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (auto argument = dyn_cast<BlockArgument>(value)) {
+      if (argument.getOwner() != entry)
+        return std::nullopt;
+      continue;
+    }
+    Operation *op = value.getDefiningOp();
+    if (op->getBlock() != entry || !op->isBeforeInBlock(first))
+      return std::nullopt; // made between the loops, or by one of them
+    if (needed.insert(op).second)
+      llvm::append_range(worklist, op->getOperands());
+  }
+  for (Operation &op : llvm::make_range(entry->begin(), Block::iterator(first))) {
+    if (!needed.contains(&op)) {
+      if (!quietOp(&op, /*scalars=*/false))
+        plan.consumersOnly.push_back(&op);
+    } else if (!quietOp(&op, /*scalars=*/false) && !invariantScalarLoad(&op)) {
+      return std::nullopt; // the producer runs it ahead of, or beside, whatever the consumers write
+    }
   }
   return plan;
 }
@@ -414,7 +515,7 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
     module.walk([&](func::FuncOp kernel) {
       if (chosen || !kernel->hasAttr(BrickDialect::getKernelAttrName()) || kernel.getBody().empty())
         return;
-      // A K loop at the top, or in a tile loop at the top.
+      // A K loop at the top, or in a tile loop at the top; else the top level's loops in turn.
       for (auto loop : kernel.getBody().front().getOps<scf::ForOp>()) {
         if ((chosen = planFor(kernel, loop)))
           return;
@@ -422,30 +523,34 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
           if ((chosen = planFor(kernel, inner)))
             return;
       }
+      chosen = planSequence(kernel);
     });
     if (!chosen)
-      return refuse("no K loop qualifies (one at the top level, or in a tile loop at the top level, that only copies "
-                    "descriptor blocks and accumulates wgmma dots)");
+      return refuse("no loop qualifies (a K loop at the top level, or in a tile loop at the top level, that only "
+                    "copies descriptor blocks and accumulates wgmma dots; or loops at the top level that copy "
+                    "descriptor blocks into rings alike, multiply on wgmma and compute in registers)");
     specialize(*chosen, numWarps);
     module->setAttr("brickgpu.producer_warps", IntegerAttr::get(IntegerType::get(&getContext(), 32), kProducerWarps));
   }
 
   void specialize(Plan &plan, unsigned numWarps) {
-    scf::ForOp loop = plan.loop;
-    Location loc = loop.getLoc();
-    MLIRContext *context = loop.getContext();
+    LoopPlan &front = plan.loops.front();
+    Location loc = front.loop.getLoc();
+    MLIRContext *context = front.loop.getContext();
     int64_t stages = numStages;
     // Everything before the split goes before the outermost loop.
-    OpBuilder b(plan.outer ? plan.outer.getOperation() : loop.getOperation());
+    Operation *top = plan.outer ? plan.outer.getOperation() : front.loop.getOperation();
+    OpBuilder b(top);
     auto i32 = [&](OpBuilder &builder, int64_t value) -> Value {
       return arith::ConstantOp::create(builder, loc, builder.getI32IntegerAttr(value));
     };
     auto producerOnly = [](Operation *op) { op->setAttr("brickgpu.producer", UnitAttr::get(op->getContext())); };
 
-    // Rings of the blocks' buffers and the full and empty barriers of their slots.
+    // Rings of the blocks' buffers and the full and empty barriers of their slots (every loop's loads fill the
+    // same rings).
     SmallVector<Value> rings;
     int64_t bytes = 0;
-    for (auto &[load, alloc] : plan.loads) {
+    for (auto &[load, alloc] : front.loads) {
       MemDescType slot = alloc.getType();
       SmallVector<int64_t> shape{stages};
       llvm::append_range(shape, slot.getShape());
@@ -465,9 +570,9 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
     // Blocks the cluster shares fill every program's slot with the boxes of all of them: a slot is free once the
     // consumers of every program in the cluster released it, and no copy may reach a program before its barriers
     // are initialized.
-    unsigned clusterSize = brickgpu::BrickGPUDialect::getClusterSize(loop);
+    unsigned clusterSize = brickgpu::BrickGPUDialect::getClusterSize(front.loop);
     SmallVector<bool> shared = llvm::map_to_vector(
-        plan.loads, [&](auto &entry) { return multicastable(entry.first, entry.second, clusterSize); });
+        front.loads, [&](auto &entry) { return multicastable(entry.first, entry.second, clusterSize); });
     bool multicast = llvm::is_contained(shared, true);
     brickgpu::BarrierOp::create(b, loc, /*allWarps=*/true);
     for (int64_t s = 0; s < stages; ++s) {
@@ -506,11 +611,11 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
     // In a tile loop, the producer runs it too (slot and phase carried), recomputing each tile's values.
     IRMapping tileMap;
     scf::ForOp producerTiles;
-    Value startSlot = i32(p, 0), startPhase = i32(p, 0);
+    Value slotNow = i32(p, 0), phaseNow = i32(p, 0);
     if (plan.outer) {
       scf::ForOp outer = plan.outer;
       producerTiles = scf::ForOp::create(p, loc, outer.getLowerBound(), outer.getUpperBound(), outer.getStep(),
-                                         ValueRange{startSlot, startPhase});
+                                         ValueRange{slotNow, phaseNow});
       Block *tileBody = producerTiles.getBody();
       if (!tileBody->empty())
         tileBody->getTerminator()->erase();
@@ -518,29 +623,31 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
       tileMap.map(outer.getInductionVar(), producerTiles.getInductionVar());
       for (Operation *op : plan.outerSlice.ops)
         p.clone(*op, tileMap);
-      startSlot = producerTiles.getRegionIterArg(0);
-      startPhase = producerTiles.getRegionIterArg(1);
+      slotNow = producerTiles.getRegionIterArg(0);
+      phaseNow = producerTiles.getRegionIterArg(1);
     }
-    SmallVector<Value> inits;
-    for (unsigned index : plan.slice.carried)
-      inits.push_back(tileMap.lookupOrDefault(loop.getInitArgs()[index]));
-    inits.push_back(startSlot);
-    inits.push_back(startPhase);
-    auto producer = scf::ForOp::create(p, loc, tileMap.lookupOrDefault(loop.getLowerBound()),
-                                       tileMap.lookupOrDefault(loop.getUpperBound()),
-                                       tileMap.lookupOrDefault(loop.getStep()), inits);
-    {
+    // Each loop's copies in turn, the ring's slot and phase carried from one loop to the next.
+    for (LoopPlan &loopPlan : plan.loops) {
+      scf::ForOp loop = loopPlan.loop;
+      SmallVector<Value> inits;
+      for (unsigned index : loopPlan.slice.carried)
+        inits.push_back(tileMap.lookupOrDefault(loop.getInitArgs()[index]));
+      inits.push_back(slotNow);
+      inits.push_back(phaseNow);
+      auto producer = scf::ForOp::create(p, loc, tileMap.lookupOrDefault(loop.getLowerBound()),
+                                         tileMap.lookupOrDefault(loop.getUpperBound()),
+                                         tileMap.lookupOrDefault(loop.getStep()), inits);
       Block *body = producer.getBody();
       if (!body->empty())
         body->getTerminator()->erase();
       OpBuilder in = OpBuilder::atBlockEnd(body);
       IRMapping map = tileMap;
       map.map(loop.getInductionVar(), producer.getInductionVar());
-      for (auto [i, index] : llvm::enumerate(plan.slice.carried))
+      for (auto [i, index] : llvm::enumerate(loopPlan.slice.carried))
         map.map(loop.getRegionIterArg(index), producer.getRegionIterArg(i));
-      for (Operation *op : plan.slice.ops)
+      for (Operation *op : loopPlan.slice.ops)
         in.clone(*op, map);
-      unsigned carried = plan.slice.carried.size();
+      unsigned carried = loopPlan.slice.carried.size();
       Value slot = producer.getRegionIterArg(carried), phase = producer.getRegionIterArg(carried + 1);
       // A slot is free once the consumers released its previous use; on the first pass over the ring the
       // barrier is fresh, and waiting for the parity before its first phase returns at once.
@@ -550,7 +657,7 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
       Value filled = slotOf(in, full, slot);
       Value yes = arith::ConstantOp::create(in, loc, in.getBoolAttr(true));
       producerOnly(brickgpu::BarrierExpectOp::create(in, loc, filled, bytes, yes));
-      for (auto [entry, ring, isShared] : llvm::zip(plan.loads, rings, shared)) {
+      for (auto [entry, ring, isShared] : llvm::zip(loopPlan.loads, rings, shared)) {
         auto [load, alloc] = entry;
         Value buffer = brickgpu::MemDescIndexOp::create(in, loc, alloc.getType(), ring, slot);
         SmallVector<Value> indices =
@@ -561,24 +668,29 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
             brickgpu::AsyncTMACopyGlobalToLocalOp::create(in, loc, desc.getMap(), indices, buffer, filled, yes, share));
       }
       SmallVector<Value> yielded;
-      for (unsigned index : plan.slice.carried)
+      for (unsigned index : loopPlan.slice.carried)
         yielded.push_back(map.lookupOrDefault(loop.getYieldedValues()[index]));
       auto [nextSlot, nextPhase] = advance(in, slot, phase);
       yielded.push_back(nextSlot);
       yielded.push_back(nextPhase);
       scf::YieldOp::create(in, loc, yielded);
+      p.setInsertionPointAfter(producer);
+      slotNow = producer.getResult(carried);
+      phaseNow = producer.getResult(carried + 1);
     }
     if (producerTiles) {
-      unsigned carried = plan.slice.carried.size();
-      scf::YieldOp::create(p, loc, ValueRange{producer.getResult(carried), producer.getResult(carried + 1)});
+      scf::YieldOp::create(p, loc, ValueRange{slotNow, phaseNow});
       p.setInsertionPointAfter(producerTiles);
     }
     brickgpu::WarpReturnOp::create(p, loc);
 
-    // The consumers: the loop itself, carrying its slot and phase (through the tile loop too).
-    b.setInsertionPoint(plan.outer ? plan.outer.getOperation() : loop.getOperation());
+    // The consumers: the loops themselves, carrying the slot and phase (through the tile loop too). What only
+    // they need of the code before the split (a block loaded before the loops) moves after it.
+    b.setInsertionPoint(top);
     if (raised)
       brickgpu::SetMaxRegistersOp::create(b, loc, *raised, /*increase=*/true);
+    for (Operation *op : plan.consumersOnly)
+      op->moveBefore(top);
     Value tileSlot = i32(b, 0), tilePhase = i32(b, 0);
     scf::ForOp consumerTiles;
     if (plan.outer) {
@@ -586,66 +698,84 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
       consumerTiles = withLoopValues(b, plan.outer, {tileSlot, tilePhase});
       tileSlot = consumerTiles.getRegionIterArg(tileValues);
       tilePhase = consumerTiles.getRegionIterArg(tileValues + 1);
-      b.setInsertionPoint(loop);
     }
-    unsigned original = loop.getNumRegionIterArgs();
-    scf::ForOp consumer = loop;
-    withLoopValues(b, consumer, {tileSlot, tilePhase});
-    Block *body = consumer.getBody();
-    Value slot = consumer.getRegionIterArg(original), phase = consumer.getRegionIterArg(original + 1);
+    Value endSlot = tileSlot, endPhase = tilePhase;
+    Operation *released = nullptr;
+    SmallVector<std::pair<Value, Value>> finished; // an in-flight dot's loop result, and its value once done
+    scf::ForOp consumer;
+    OpBuilder after(context); // after the last loop and what follows it here
+    for (auto [index, loopPlan] : llvm::enumerate(plan.loops)) {
+      consumer = loopPlan.loop;
+      b.setInsertionPoint(consumer);
+      unsigned original = consumer.getNumRegionIterArgs();
+      withLoopValues(b, consumer, {endSlot, endPhase});
+      loopPlan.loop = consumer;
+      Block *body = consumer.getBody();
+      Value slot = consumer.getRegionIterArg(original), phase = consumer.getRegionIterArg(original + 1);
 
-    OpBuilder top = OpBuilder::atBlockBegin(body);
-    brickgpu::WaitBarrierOp::create(top, loc, slotOf(top, full, slot), phase, ValueRange{});
-    for (auto [entry, ring] : llvm::zip(plan.loads, rings)) {
-      auto [load, alloc] = entry;
-      OpBuilder at(alloc);
-      alloc.replaceAllUsesWith(brickgpu::MemDescIndexOp::create(at, loc, alloc.getType(), ring, slot).getResult());
-      alloc.erase();
-      load.erase();
-    }
-    for (brickgpu::WarpGroupDotOp dot : plan.dots) {
-      dot.setIsAsync(true);
-      OpBuilder next(dot->getBlock(), std::next(Block::iterator(dot)));
-      auto wait = brickgpu::WarpGroupDotWaitOp::create(next, loc, dot.getResult().getType(), ValueRange{dot.getResult()}, 1);
-      dot.getResult().replaceAllUsesExcept(wait.getResult(0), wait);
-    }
-    // Once the first of this iteration's dots is waited for with one group pending, every group issued before it
-    // is done: the previous iteration's dots, all that read the previous slot. Each warpgroup releases that slot
-    // there (none before the first iteration), not after this iteration's last dot: with gate and up as two dots
-    // (the MoE's GEMM 1) that held each slot until half of the next iteration's work was done, which cost a
-    // 3-stage ring 7% (H100, 4096^3 as two n128 dots sharing A: 668-679 TFLOP/s, 720-738 released here).
-    Operation *yield = body->getTerminator();
-    Operation *firstWait = plan.dots.front()->getNextNode(); // the dots are in the body's order
-    OpBuilder release(firstWait->getBlock(), std::next(Block::iterator(firstWait)));
-    Value previous = previousSlot(release, slot);
-    Value notFirst = arith::CmpIOp::create(release, loc, arith::CmpIPredicate::ne, consumer.getInductionVar(),
-                                           consumer.getLowerBound());
-    Operation *released =
-        brickgpu::BarrierArriveOp::create(release, loc, slotOf(release, empty, previous), notFirst, multicast);
-    OpBuilder atEnd(yield);
-    SmallVector<Value> yielded(yield->getOperands());
-    auto [nextSlot, nextPhase] = advance(atEnd, slot, phase);
-    yielded.push_back(nextSlot);
-    yielded.push_back(nextPhase);
-    scf::YieldOp::create(atEnd, loc, yielded);
-    yield->erase();
+      OpBuilder atTop = OpBuilder::atBlockBegin(body);
+      brickgpu::WaitBarrierOp::create(atTop, loc, slotOf(atTop, full, slot), phase, ValueRange{});
+      for (auto [entry, ring] : llvm::zip(loopPlan.loads, rings)) {
+        auto [load, alloc] = entry;
+        OpBuilder at(alloc);
+        alloc.replaceAllUsesWith(brickgpu::MemDescIndexOp::create(at, loc, alloc.getType(), ring, slot).getResult());
+        alloc.erase();
+        load.erase();
+      }
+      Operation *yield = body->getTerminator();
+      if (loopPlan.inFlight) {
+        for (brickgpu::WarpGroupDotOp dot : loopPlan.dots) {
+          dot.setIsAsync(true);
+          OpBuilder next(dot->getBlock(), std::next(Block::iterator(dot)));
+          auto wait =
+              brickgpu::WarpGroupDotWaitOp::create(next, loc, dot.getResult().getType(), ValueRange{dot.getResult()}, 1);
+          dot.getResult().replaceAllUsesExcept(wait.getResult(0), wait);
+        }
+        // Once the first of this iteration's dots is waited for with one group pending, every group issued
+        // before it is done: the previous iteration's dots, all that read the previous slot. Each warpgroup
+        // releases that slot there (none before the first iteration), not after this iteration's last dot: with
+        // gate and up as two dots (the MoE's GEMM 1) that held each slot until half of the next iteration's work
+        // was done, which cost a 3-stage ring 7% (H100, 4096^3 as two n128 dots sharing A: 668-679 TFLOP/s,
+        // 720-738 released here).
+        Operation *firstWait = loopPlan.dots.front()->getNextNode(); // the dots are in the body's order
+        OpBuilder release(firstWait->getBlock(), std::next(Block::iterator(firstWait)));
+        Value previous = previousSlot(release, slot);
+        Value notFirst = arith::CmpIOp::create(release, loc, arith::CmpIPredicate::ne, consumer.getInductionVar(),
+                                               consumer.getLowerBound());
+        released = brickgpu::BarrierArriveOp::create(release, loc, slotOf(release, empty, previous), notFirst, multicast);
+      } else {
+        // The dots complete where they are: the slot is free after the iteration's last one.
+        OpBuilder release(loopPlan.dots.back()->getBlock(), std::next(Block::iterator(loopPlan.dots.back())));
+        Value yes = arith::ConstantOp::create(release, loc, release.getBoolAttr(true));
+        brickgpu::BarrierArriveOp::create(release, loc, slotOf(release, empty, slot), yes, multicast);
+      }
+      OpBuilder atEnd(yield);
+      SmallVector<Value> yielded(yield->getOperands());
+      auto [nextSlot, nextPhase] = advance(atEnd, slot, phase);
+      yielded.push_back(nextSlot);
+      yielded.push_back(nextPhase);
+      scf::YieldOp::create(atEnd, loc, yielded);
+      yield->erase();
 
-    // After the loop: the last dots; in a tile loop, release the last slot (the producer may be waiting for it to
-    // fill the next tile's) and carry slot and phase on.
-    OpBuilder after(consumer->getBlock(), std::next(Block::iterator(consumer)));
-    SmallVector<std::pair<unsigned, Value>> finished;
-    for (brickgpu::WarpGroupDotOp dot : plan.dots) {
-      unsigned index = cast<BlockArgument>(dot.getC()).getArgNumber() - 1;
-      auto last = brickgpu::WarpGroupDotWaitOp::create(after, loc, dot.getResult().getType(),
-                                                       ValueRange{consumer.getResult(index)}, 0);
-      finished.emplace_back(index, last.getResult(0));
-    }
-    Value endSlot = consumer.getResult(original), endPhase = consumer.getResult(original + 1);
-    if (consumerTiles || multicast) {
-      Value lastSlot = previousSlot(after, endSlot);
-      Value ran = arith::CmpIOp::create(after, loc, arith::CmpIPredicate::slt, consumer.getLowerBound(),
-                                        consumer.getUpperBound());
-      brickgpu::BarrierArriveOp::create(after, loc, slotOf(after, empty, lastSlot), ran, multicast);
+      // After an in-flight loop: its last dots; release its last slot where the producer may wait for it (a
+      // next tile's or a next loop's copies; or another program's, under multicast) and carry slot and phase on.
+      after.setInsertionPointAfter(consumer);
+      endSlot = consumer.getResult(original);
+      endPhase = consumer.getResult(original + 1);
+      if (!loopPlan.inFlight)
+        continue;
+      for (brickgpu::WarpGroupDotOp dot : loopPlan.dots) {
+        unsigned result = cast<BlockArgument>(dot.getC()).getArgNumber() - 1;
+        auto last = brickgpu::WarpGroupDotWaitOp::create(after, loc, dot.getResult().getType(),
+                                                         ValueRange{consumer.getResult(result)}, 0);
+        finished.emplace_back(consumer.getResult(result), last.getResult(0));
+      }
+      if (consumerTiles || multicast || index + 1 < plan.loops.size()) {
+        Value lastSlot = previousSlot(after, endSlot);
+        Value ran = arith::CmpIOp::create(after, loc, arith::CmpIPredicate::slt, consumer.getLowerBound(),
+                                          consumer.getUpperBound());
+        brickgpu::BarrierArriveOp::create(after, loc, slotOf(after, empty, lastSlot), ran, multicast);
+      }
     }
     if (consumerTiles) {
       Operation *tileYield = consumerTiles.getBody()->getTerminator();
@@ -676,12 +806,12 @@ struct WarpSpecializePass : impl::BrickGPUWarpSpecializeBase<WarpSpecializePass>
       brickgpu::InvalidateBarrierOp::create(after, loc, slotOf(after, full, i32(after, s)));
       brickgpu::InvalidateBarrierOp::create(after, loc, slotOf(after, empty, i32(after, s)));
     }
-    for (auto [index, value] : finished)
-      consumer.getResult(index).replaceAllUsesExcept(value, value.getDefiningOp());
+    for (auto [result, value] : finished)
+      result.replaceAllUsesExcept(value, value.getDefiningOp());
     if (consumerTiles) {
       // The stores go after the slot's release and after the last dot is issued (an MoE tile's up after its gate),
       // so that they hold up neither.
-      Operation *lastWait = plan.dots.back()->getNextNode();
+      Operation *lastWait = plan.loops.front().dots.back()->getNextNode();
       storeDuringNextTile(consumerTiles, consumer, released->isBeforeInBlock(lastWait) ? lastWait : released);
     }
   }

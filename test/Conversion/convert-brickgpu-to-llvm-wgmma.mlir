@@ -177,3 +177,26 @@ module attributes {brickgpu.num_warps = 8 : i32} {
     return %d : tensor<128x64xf32, #mma>
   }
 }
+
+// -----
+
+// A zero accumulator (attention's scores): the first K step's wgmma ignores its input (scale-d zero), the later
+// ones accumulate; no registers of zeros.
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#a = #brickgpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>
+#b = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: llvm.func @zero_start
+  // CHECK: llvm.mlir.poison : f32
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <zero>]
+  // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>]
+  // CHECK-NOT: nvvm.wgmma.mma_async
+  func.func @zero_start() -> tensor<64x64xf32, #mma> {
+    %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+    %sa = brickgpu.local_alloc : () -> !brickgpu.memdesc<64x32xf16, #a>
+    %sb = brickgpu.local_alloc : () -> !brickgpu.memdesc<32x64xf16, #b>
+    %d = brickgpu.warpgroup_dot %sa, %sb, %zero : !brickgpu.memdesc<64x32xf16, #a>, !brickgpu.memdesc<32x64xf16, #b> -> tensor<64x64xf32, #mma>
+    return %d : tensor<64x64xf32, #mma>
+  }
+}

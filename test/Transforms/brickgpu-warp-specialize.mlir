@@ -124,15 +124,18 @@ module attributes {brickgpu.num_warps = 8 : i32} {
 
 // -----
 
-// Code before the loop that touches memory would run on the producer warps too: the loop is left alone.
+// Code before the loop that touches memory and that the producer does not need moves after the split: only the
+// consumers run it.
 #mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
 #rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
 #a = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
 #s = #brickgpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
-// CHECK-NOT: producer_warps
 // CHECK-LABEL: func.func @store_first
-// CHECK-NOT: warp_specialize
-// CHECK: brick.descriptor_load
+// CHECK-NOT: brick.store
+// CHECK: brickgpu.warp_specialize
+// CHECK: brickgpu.warp_return
+// CHECK: brick.store %arg5
+// CHECK: scf.for
 module attributes {brickgpu.num_warps = 4 : i32} {
   func.func @store_first(%p: !brick.ptr<f16>, %map: !brick.tensormap, %m: i32, %kTiles: i32, %s: i64, %flag: !brick.ptr<i32>) attributes {brick.kernel} {
     %c0 = arith.constant 0 : i32
@@ -831,6 +834,144 @@ module attributes {brickgpu.num_warps = 16 : i32} {
       scf.yield %d : tensor<256x128xf32, #mma>
     }
     %kept = brickgpu.local_alloc %acc : (tensor<256x128xf32, #mma>) -> !brickgpu.memdesc<256x128xf32, #s>
+    return
+  }
+}
+
+// -----
+
+// Attention: the loops at the top level (the blocks every row sees whole, then the masked ones) fill the same
+// rings, the producer copying K and V for one after the other with the ring's slot and phase carried on. Their
+// dots complete where they are (Q K^T feeds the softmax, P V reads P from registers): each iteration releases its
+// own slot after its last dot. Q's load before the loops is the consumers' alone: it moves after the split.
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [64, 64]}>
+#mma1 = #brickgpu.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+#rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [2, 4], order = [1, 0]}>
+#k = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#kt = #brickgpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>
+#p = #brickgpu.dot_op<{opIdx = 0, parent = #mma1, kWidth = 2}>
+#row = #brickgpu.slice<{dim = 1, parent = #mma}>
+#row1 = #brickgpu.slice<{dim = 1, parent = #mma1}>
+// CHECK: module attributes {brickgpu.num_warps = 8 : i32, brickgpu.producer_warps = 4 : i32}
+module attributes {brickgpu.num_warps = 8 : i32} {
+  // CHECK-LABEL: func.func @attention
+  // CHECK-NOT: brick.descriptor_load
+  // CHECK: %[[RK:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<3x64x128xbf16
+  // CHECK: %[[RV:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<3x64x128xbf16
+  // CHECK: %[[FULL:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<3x1xi64
+  // CHECK: %[[EMPTY:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<3x1xi64
+  // CHECK: brickgpu.warp_specialize {
+  // CHECK: %[[P1:.*]]:2 = scf.for %{{.*}} = %c0_i32 to %[[MID:[^ ]*]] step %c64_i32 iter_args(%{{.*}} = %c0_i32{{.*}}, %{{.*}} = %c0_i32{{.*}})
+  // CHECK-COUNT-2: brickgpu.async_tma_copy_global_to_local
+  // CHECK: scf.for %{{.*}} = %[[MID]] to %arg5 step %c64_i32 iter_args(%{{.*}} = %[[P1]]#0, %{{.*}} = %[[P1]]#1)
+  // CHECK-COUNT-2: brickgpu.async_tma_copy_global_to_local
+  // CHECK: brickgpu.warp_return
+  // CHECK: brickgpu.set_max_registers 232 {increase}
+  // CHECK-NEXT: %[[Q:.*]] = brick.descriptor_load %{{.*}} : !brick.tensordesc<128x128xbf16>
+  // CHECK-NEXT: %[[QS:.*]] = brickgpu.local_alloc %[[Q]]
+  // CHECK: %[[C1:.*]]:4 = scf.for {{.*}} iter_args({{.*}}, %[[S:[^ ]*]] = %c0_i32{{.*}}, %[[PH:[^ ]*]] = %c0_i32{{.*}})
+  // CHECK: %[[F:.*]] = brickgpu.memdesc_index %[[FULL]][%[[S]]]
+  // CHECK-NEXT: brickgpu.wait_barrier %[[F]], %[[PH]] :
+  // CHECK: brickgpu.warpgroup_dot %[[QS]], %{{.*}}, %{{.*}} : !brickgpu.memdesc<128x128xbf16
+  // CHECK-NOT: isAsync
+  // CHECK: %[[PV:.*]] = brickgpu.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x64xbf16, #dot_op>
+  // CHECK-NOT: isAsync
+  // CHECK: %[[E:.*]] = brickgpu.memdesc_index %[[EMPTY]][%[[S]]]
+  // CHECK-NEXT: brickgpu.barrier_arrive %[[E]], %true
+  // CHECK: scf.yield %[[PV]]
+  // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[C1]]#0, %{{.*}} = %[[C1]]#1, %{{.*}} = %[[C1]]#2, %{{.*}} = %[[C1]]#3)
+  // CHECK: brickgpu.barrier_arrive
+  // CHECK: brickgpu.barrier
+  // CHECK-COUNT-6: brickgpu.inval_barrier
+  func.func @attention(%p: !brick.ptr<bf16>, %mapQ: !brick.tensormap, %mapK: !brick.tensormap, %mapV: !brick.tensormap,
+                       %mid: i32, %end: i32, %s: i64, %scale: f32) attributes {brick.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %zeroS = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #mma>
+    %zeroO = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma1>
+    %low = arith.constant dense<0xFF800000> : tensor<128xf32, #row>
+    %dq = brick.make_tensor_descriptor %p, [%end, %end], [%s, %c1_i64], %mapQ : !brick.ptr<bf16> -> !brick.tensordesc<128x128xbf16>
+    %dk = brick.make_tensor_descriptor %p, [%end, %end], [%s, %c1_i64], %mapK : !brick.ptr<bf16> -> !brick.tensordesc<64x128xbf16>
+    %dv = brick.make_tensor_descriptor %p, [%end, %end], [%s, %c1_i64], %mapV : !brick.ptr<bf16> -> !brick.tensordesc<64x128xbf16>
+    %q = brick.descriptor_load %dq[%c0, %c0] : !brick.tensordesc<128x128xbf16> -> tensor<128x128xbf16, #rows>
+    %qs = brickgpu.local_alloc %q : (tensor<128x128xbf16, #rows>) -> !brickgpu.memdesc<128x128xbf16, #k>
+    %r1:2 = scf.for %j = %c0 to %mid step %c64 iter_args(%acc = %zeroO, %m = %low) -> (tensor<128x128xf32, #mma1>, tensor<128xf32, #row>) : i32 {
+      %kb = brick.descriptor_load %dk[%j, %c0] : !brick.tensordesc<64x128xbf16> -> tensor<64x128xbf16, #rows>
+      %ks = brickgpu.local_alloc %kb : (tensor<64x128xbf16, #rows>) -> !brickgpu.memdesc<64x128xbf16, #k>
+      %kt = brickgpu.memdesc_trans %ks : !brickgpu.memdesc<64x128xbf16, #k> -> !brickgpu.memdesc<128x64xbf16, #kt>
+      %sc = brickgpu.warpgroup_dot %qs, %kt, %zeroS : !brickgpu.memdesc<128x128xbf16, #k>, !brickgpu.memdesc<128x64xbf16, #kt> -> tensor<128x64xf32, #mma>
+      %mx = brick.reduce(%sc) axis = 1 : (tensor<128x64xf32, #mma>) -> tensor<128xf32, #row> {
+      ^bb0(%a: f32, %b: f32):
+        %x = arith.maxnumf %a, %b : f32
+        brick.reduce.return %x : f32
+      }
+      %nm = arith.maxnumf %m, %mx : tensor<128xf32, #row>
+      %e = math.exp2 %sc : tensor<128x64xf32, #mma>
+      %pb = arith.truncf %e : tensor<128x64xf32, #mma> to tensor<128x64xbf16, #mma>
+      %pa = brickgpu.convert_layout %pb : tensor<128x64xbf16, #mma> -> tensor<128x64xbf16, #p>
+      %vb = brick.descriptor_load %dv[%j, %c0] : !brick.tensordesc<64x128xbf16> -> tensor<64x128xbf16, #rows>
+      %vs = brickgpu.local_alloc %vb : (tensor<64x128xbf16, #rows>) -> !brickgpu.memdesc<64x128xbf16, #k>
+      %o = brickgpu.warpgroup_dot %pa, %vs, %acc : tensor<128x64xbf16, #p>, !brickgpu.memdesc<64x128xbf16, #k> -> tensor<128x128xf32, #mma1>
+      scf.yield %o, %nm : tensor<128x128xf32, #mma1>, tensor<128xf32, #row>
+    }
+    %r2:2 = scf.for %j = %mid to %end step %c64 iter_args(%acc = %r1#0, %m = %r1#1) -> (tensor<128x128xf32, #mma1>, tensor<128xf32, #row>) : i32 {
+      %kb = brick.descriptor_load %dk[%j, %c0] : !brick.tensordesc<64x128xbf16> -> tensor<64x128xbf16, #rows>
+      %ks = brickgpu.local_alloc %kb : (tensor<64x128xbf16, #rows>) -> !brickgpu.memdesc<64x128xbf16, #k>
+      %kt = brickgpu.memdesc_trans %ks : !brickgpu.memdesc<64x128xbf16, #k> -> !brickgpu.memdesc<128x64xbf16, #kt>
+      %sc = brickgpu.warpgroup_dot %qs, %kt, %zeroS : !brickgpu.memdesc<128x128xbf16, #k>, !brickgpu.memdesc<128x64xbf16, #kt> -> tensor<128x64xf32, #mma>
+      %e = math.exp2 %sc : tensor<128x64xf32, #mma>
+      %pb = arith.truncf %e : tensor<128x64xf32, #mma> to tensor<128x64xbf16, #mma>
+      %pa = brickgpu.convert_layout %pb : tensor<128x64xbf16, #mma> -> tensor<128x64xbf16, #p>
+      %vb = brick.descriptor_load %dv[%j, %c0] : !brick.tensordesc<64x128xbf16> -> tensor<64x128xbf16, #rows>
+      %vs = brickgpu.local_alloc %vb : (tensor<64x128xbf16, #rows>) -> !brickgpu.memdesc<64x128xbf16, #k>
+      %o = brickgpu.warpgroup_dot %pa, %vs, %acc : tensor<128x64xbf16, #p>, !brickgpu.memdesc<64x128xbf16, #k> -> tensor<128x128xf32, #mma1>
+      scf.yield %o, %m : tensor<128x128xf32, #mma1>, tensor<128xf32, #row>
+    }
+    %out = brick.splat %p : tensor<128x128x!brick.ptr<bf16>, #mma1>
+    %ob = arith.truncf %r2#0 : tensor<128x128xf32, #mma1> to tensor<128x128xbf16, #mma1>
+    brick.store %out, %ob : tensor<128x128x!brick.ptr<bf16>, #mma1>
+    return
+  }
+}
+
+// -----
+
+// A loop bound read through a pointer the kernel writes: the producer, running ahead, could read it before the
+// write. The loops stay whole.
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#mma1 = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+#k = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#kt = #brickgpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>
+#p = #brickgpu.dot_op<{opIdx = 0, parent = #mma1, kWidth = 2}>
+// CHECK-LABEL: func.func @bound_written
+// CHECK-NOT: brickgpu.warp_specialize
+module attributes {brickgpu.num_warps = 4 : i32} {
+  func.func @bound_written(%p: !brick.ptr<bf16>, %mapQ: !brick.tensormap, %mapK: !brick.tensormap, %bound: !brick.ptr<i32>,
+                           %end: i32, %s: i64) attributes {brick.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %zeroS = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+    %zeroO = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma1>
+    %dq = brick.make_tensor_descriptor %p, [%end, %end], [%s, %c1_i64], %mapQ : !brick.ptr<bf16> -> !brick.tensordesc<64x128xbf16>
+    %dk = brick.make_tensor_descriptor %p, [%end, %end], [%s, %c1_i64], %mapK : !brick.ptr<bf16> -> !brick.tensordesc<64x128xbf16>
+    %q = brick.descriptor_load %dq[%c0, %c0] : !brick.tensordesc<64x128xbf16> -> tensor<64x128xbf16, #rows>
+    %qs = brickgpu.local_alloc %q : (tensor<64x128xbf16, #rows>) -> !brickgpu.memdesc<64x128xbf16, #k>
+    %hi = brick.load %bound : !brick.ptr<i32>
+    %r = scf.for %j = %c0 to %hi step %c64 iter_args(%acc = %zeroO) -> (tensor<64x128xf32, #mma1>) : i32 {
+      %kb = brick.descriptor_load %dk[%j, %c0] : !brick.tensordesc<64x128xbf16> -> tensor<64x128xbf16, #rows>
+      %ks = brickgpu.local_alloc %kb : (tensor<64x128xbf16, #rows>) -> !brickgpu.memdesc<64x128xbf16, #k>
+      %kt = brickgpu.memdesc_trans %ks : !brickgpu.memdesc<64x128xbf16, #k> -> !brickgpu.memdesc<128x64xbf16, #kt>
+      %sc = brickgpu.warpgroup_dot %qs, %kt, %zeroS : !brickgpu.memdesc<64x128xbf16, #k>, !brickgpu.memdesc<128x64xbf16, #kt> -> tensor<64x64xf32, #mma>
+      %pb = arith.truncf %sc : tensor<64x64xf32, #mma> to tensor<64x64xbf16, #mma>
+      %pa = brickgpu.convert_layout %pb : tensor<64x64xbf16, #mma> -> tensor<64x64xbf16, #p>
+      %o = brickgpu.warpgroup_dot %pa, %ks, %acc : tensor<64x64xbf16, #p>, !brickgpu.memdesc<64x128xbf16, #k> -> tensor<64x128xf32, #mma1>
+      scf.yield %o : tensor<64x128xf32, #mma1>
+    }
+    %c1 = arith.constant 1 : i32
+    brick.store %bound, %c1 : !brick.ptr<i32>
     return
   }
 }

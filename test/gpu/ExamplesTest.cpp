@@ -322,6 +322,13 @@ TEST_P(Examples, Attention) {
     return;
   EXPECT_PASSES(runAttention<f16>(device(), {.batch = 2, .seqLenQ = 256, .seqLenK = 300, .headDim = 64, .causal = true},
                                   std::nullopt, 80));
+  // A producer warpgroup copying K and V for the consumers' three loops, every head dimension.
+  for (int d : {64, 128, 256})
+    for (bool causal : {false, true})
+      EXPECT_PASSES(runAttention<bf16>(device(), {.cuSeqlensQ = {0, 1, 18, 1018}, .cuSeqlensK = {0, 1, 18, 1018},
+                                                  .qHeads = 4, .kvHeads = 1, .headDim = d, .causal = causal,
+                                                  .windowLeft = causal ? 300 : -1, .logSumExp = true},
+                                       AttentionConfig{128, 64, 8, 2, true}));
   for (bool causal : {false, true}) {
     AttentionShape packed{.cuSeqlensQ = {0, 1, 18, 1018, 5018}, .cuSeqlensK = {0, 1, 18, 1018, 5018}, .qHeads = 32,
                           .kvHeads = 8, .headDim = 128, .causal = causal, .logSumExp = true};
@@ -334,7 +341,9 @@ TEST_P(Examples, Attention) {
       EXPECT_PASSES(runAttention<f16>(device(), {.batch = 2, .seqLenQ = 300, .seqLenK = 500, .qHeads = 4, .kvHeads = 2,
                                                  .headDim = d, .causal = causal, .logSumExp = true}));
   for (AttentionConfig config : {AttentionConfig{128, 128, 8, 2}, AttentionConfig{128, 64, 8, 3},
-                                 AttentionConfig{64, 64, 4, 3}, AttentionConfig{128, 32, 4, 3}})
+                                 AttentionConfig{64, 64, 4, 3}, AttentionConfig{128, 32, 4, 3},
+                                 AttentionConfig{128, 64, 8, 2, true}, AttentionConfig{128, 128, 8, 2, true},
+                                 AttentionConfig{64, 64, 4, 3, true}})
     EXPECT_PASSES(runAttention<bf16>(device(), {.batch = 3, .seqLenQ = 333, .seqLenK = 444, .qHeads = 2, .kvHeads = 1,
                                                 .headDim = 64, .causal = true, .windowLeft = 100, .softcap = 30,
                                                 .logSumExp = true}, config));

@@ -25,6 +25,8 @@
 
 #include "brick/Analysis/SharedMemory.h"
 
+#include "mlir/IR/Matchers.h"
+
 namespace mlir::brick::lowering {
 namespace {
 using brickgpu::MemDescType;
@@ -99,13 +101,14 @@ SmallVector<Value> emitPinnedWait(OpBuilder &b, Location loc, unsigned pending, 
 }
 
 /// One wgmma whose A is in registers (`aWords`: the four 32-bit registers of the warp's 16 rows and one K step):
-/// inline PTX, as the NVVM op takes A from shared memory only. scale-d is 1 (accumulate); 16-bit inputs also name
-/// A's and B's scales (1) and whether B is transposed.
+/// inline PTX, as the NVVM op takes A from shared memory only. scale-d is 1 (accumulate) or 0 (the first K step
+/// over a zero accumulator); 16-bit inputs also name A's and B's scales (1) and whether B is transposed.
 Value emitRegisterAWgmma(OpBuilder &b, Location loc, LLVM::LLVMStructType tileType, Value tile,
                          ArrayRef<Value> aWords, Value bDescriptor, int64_t instrN, int64_t instrK, StringRef accType,
-                         StringRef inputType, bool transposeB) {
+                         StringRef inputType, bool transposeB, bool accumulate) {
   unsigned results = tileType.getBody().size();
-  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n" +
+  std::string text = std::string("{\n.reg .pred p;\nsetp.ne.b32 p, ") + (accumulate ? "1" : "0") +
+                     ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
                      std::to_string(instrN) + "k" + std::to_string(instrK) + "." + accType.str() + "." +
                      inputType.str() + "." + inputType.str() + " {";
   std::string constraints;
@@ -210,6 +213,14 @@ struct WarpGroupDotLowering : ConvertOpToLLVMPattern<brickgpu::WarpGroupDotOp> {
 
     RegisterIndex index(brickgpu::getLinearLayout(dType));
     SmallVector<Value> acc = unpack(b, loc, adaptor.getC());
+    // A zero accumulator (attention's scores, every iteration) needs no registers of zeros: the first K step's
+    // wgmma ignores its input (scale-d 0), and no moves of zeros sit between the fence and the wgmmas. Not with
+    // zero_rows_from, whose skipped tiles pass the accumulator through.
+    const bool zeroStart = !op.getZeroRowsFrom() &&
+                           (matchPattern(op.getC(), m_AnyZeroFloat()) || matchPattern(op.getC(), m_Zero()));
+    if (zeroStart)
+      for (Value &value : acc)
+        value = LLVM::PoisonOp::create(b, loc, value.getType());
     Type llvmAcc = getTypeConverter()->convertType(accElement);
     auto tileType = LLVM::LLVMStructType::getLiteral(context, SmallVector<Type>(instrN / 2, llvmAcc));
     NVVM::WGMMATypes inputType = wgmmaType(input);
@@ -271,17 +282,19 @@ struct WarpGroupDotLowering : ConvertOpToLLVMPattern<brickgpu::WarpGroupDotOp> {
         for (auto [i, reg] : llvm::enumerate(registers))
           tile = LLVM::InsertValueOp::create(b, loc, tile, acc[reg], i);
         for (int64_t k = 0; k < K; k += instrK) {
+          bool accumulate = !(zeroStart && k == 0);
           if (aRegisters) {
             tile = emitRegisterAWgmma(b, loc, tileType, tile, aWords(m, k), descriptor(bBase, bOp.byteOffset(k, n)),
                                       instrN, instrK, stringifyWGMMATypes(accType), stringifyWGMMATypes(inputType),
-                                      !bOp.kMajor());
+                                      !bOp.kMajor(), accumulate);
             continue;
           }
           tile = NVVM::WgmmaMmaAsyncOp::create(
               b, loc, tileType, tile, descriptor(aBase, a->byteOffset(k, m)), descriptor(bBase, bOp.byteOffset(k, n)),
               NVVM::MMAShapeAttr::get(context, 64, instrN, instrK), NVVM::WGMMATypesAttr::get(context, inputType),
               NVVM::WGMMATypesAttr::get(context, inputType), NVVM::WGMMATypesAttr::get(context, accType),
-              NVVM::WGMMAScaleOutAttr::get(context, NVVM::WGMMAScaleOut::one), one, one,
+              NVVM::WGMMAScaleOutAttr::get(context, accumulate ? NVVM::WGMMAScaleOut::one : NVVM::WGMMAScaleOut::zero),
+              one, one,
               NVVM::MMALayoutAttr::get(context, layoutA), NVVM::MMALayoutAttr::get(context, layoutB),
               NVVM::MMAIntOverflowAttr());
         }
