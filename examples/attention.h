@@ -100,8 +100,10 @@ template <ElementTag T = f16> auto attention() {
       if (masked) {
         Tensor key = (start + arange(0, BLOCK_N)).row();
         Tensor seen = key < keys;
-        if (right)
-          seen = seen & (key <= rows.column() + (offset + rightBound));
+        if (CAUSAL.value())
+          seen = seen & (key <= rows.column() + offset);
+        else if (right)
+          seen = seen & ((windowRight < 0) | (key <= rows.column() + (offset + windowRight)));
         if (left)
           seen = seen & ((windowLeft < 0) | (key >= rows.column() + (offset - windowLeft)));
         scores = where(seen, scores, -INFINITY);

@@ -73,7 +73,9 @@ std::string AttentionShape::check() const {
   }
   if (sequences() > 65535)
     return "attention: at most 65535 sequences (a grid dimension), got " + std::to_string(sequences());
-  if (totalQ() * qHeads * headDim >= (int64_t(1) << 40) || totalQ() >= INT32_MAX || totalK() >= INT32_MAX)
+  // Positions plus a window stay within int32 in the kernel: tokens below 2^29, windows clamped to the keys.
+  if (totalQ() * qHeads * headDim >= (int64_t(1) << 40) || totalQ() >= (int64_t(1) << 29) ||
+      totalK() >= (int64_t(1) << 29))
     return "attention: the batch has too many tokens (" + std::to_string(totalQ()) + " queries, " +
            std::to_string(totalK()) + " keys)";
   return "";
@@ -131,6 +133,8 @@ runtime::Error withAttentionArguments(const AttentionShape &shape, const Attenti
   const int64_t qWidth = shape.qHeads * d, kvWidth = shape.kvHeads * d;
   // A descriptor's shape may not be empty: a batch without keys (or queries) reads a one-row tensor it never uses.
   auto rows = [](int64_t n) { return std::max<int64_t>(n, 1); };
+  // A window wider than the keys bounds nothing: clamped there, it cannot overflow the kernel's int32 positions.
+  auto window = [&](int w) { return w < 0 ? -1 : int(std::min<int64_t>(w, totalK)); };
   constexpr bool tuned = std::is_same_v<M, FromConfig>;
   auto descriptor = [&](const runtime::DeviceBuffer &buffer, int64_t tokens, int64_t width, auto block, size_t index) {
     if constexpr (tuned)
@@ -148,7 +152,8 @@ runtime::Error withAttentionArguments(const AttentionShape &shape, const Attenti
                 descriptor(*buffers.v, totalK, kvWidth, blockN, 1), pointer(buffers.o),
                 pointer(shape.logSumExp ? buffers.lse : nullptr), pointer(shape.varlen() ? buffers.cuSeqlensQ : nullptr),
                 pointer(shape.varlen() ? buffers.cuSeqlensK : nullptr), shape.seqLenQ, shape.seqLenK, int(totalQ),
-                int(totalK), shape.qHeads, shape.softmaxScale(), shape.softcap, shape.windowLeft, shape.windowRight,
+                int(totalK), shape.qHeads, shape.softmaxScale(), shape.softcap, window(shape.windowLeft),
+                window(shape.windowRight),
                 blockM, blockN, dim, shape.qHeads / shape.kvHeads, int(shape.varlen()), int(shape.causal),
                 int(shape.windowed()), int(shape.softcap > 0), int(shape.logSumExp));
 }

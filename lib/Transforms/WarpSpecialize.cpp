@@ -284,7 +284,7 @@ std::optional<Plan> planFor(func::FuncOp kernel, scf::ForOp loop) {
 /// The loops at the kernel's top level, in order, when each takes the split (in flight or not) and all fill
 /// rings of the same buffers: the producer runs them in turn, carrying the ring's slot and phase from one to the
 /// next. What the producer reads must be made before the first loop, by ops that leave memory alone but for
-/// scalar loads; the other ops before it that touch memory move after the split.
+/// scalar loads; the other ops before it that read memory, and what uses their results, move after the split.
 std::optional<Plan> planSequence(func::FuncOp kernel) {
   Block *entry = &kernel.getBody().front();
   Plan plan;
@@ -325,14 +325,43 @@ std::optional<Plan> planSequence(func::FuncOp kernel) {
     if (needed.insert(op).second)
       llvm::append_range(worklist, op->getOperands());
   }
+  // What moves: the ops that touch memory and what reads their results (in order, so users follow). They may
+  // read memory, not write it: the producer, running ahead, would copy blocks before such a write.
+  llvm::SmallPtrSet<Operation *, 8> moved;
+  auto readsMoved = [&](Operation *op) {
+    return op->walk([&](Operation *inner) {
+                for (Value operand : inner->getOperands())
+                  if (Operation *def = operand.getDefiningOp(); def && moved.contains(def))
+                    return WalkResult::interrupt();
+                return WalkResult::advance();
+              }).wasInterrupted();
+  };
+  auto writes = [](Operation *op) {
+    return op->walk([](Operation *inner) {
+                auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
+                return (effects ? effects.hasEffect<MemoryEffects::Write>()
+                                : !inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+                           ? WalkResult::interrupt()
+                           : WalkResult::advance();
+              }).wasInterrupted();
+  };
   for (Operation &op : llvm::make_range(entry->begin(), Block::iterator(first))) {
     if (!needed.contains(&op)) {
-      if (!quietOp(&op, /*scalars=*/false))
+      if (!quietOp(&op, /*scalars=*/false) || readsMoved(&op)) {
+        if (writes(&op))
+          return std::nullopt;
+        moved.insert(&op);
         plan.consumersOnly.push_back(&op);
+      }
     } else if (!quietOp(&op, /*scalars=*/false) && !invariantScalarLoad(&op)) {
       return std::nullopt; // the producer runs it ahead of, or beside, whatever the consumers write
     }
   }
+  // Nor may anything between the loops write memory.
+  Operation *last = plan.loops.back().loop;
+  for (Operation &op : llvm::make_range(std::next(Block::iterator(first)), Block::iterator(last)))
+    if (!isa<scf::ForOp>(op) && writes(&op))
+      return std::nullopt;
   return plan;
 }
 

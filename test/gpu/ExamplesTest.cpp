@@ -314,6 +314,13 @@ TEST_P(Examples, Attention) {
                                              .windowLeft = 40, .windowRight = 10, .softcap = 5, .logSumExp = true}, small));
   EXPECT_PASSES(runAttention<bf16>(device(), {.batch = 2, .seqLenQ = 100, .seqLenK = 100, .qHeads = 2, .kvHeads = 2,
                                               .headDim = 32, .causal = true, .windowLeft = 33}, small));
+  // A window bounded on one side only, each side; one wider than the keys.
+  EXPECT_PASSES(runAttention<f16>(device(), {.batch = 1, .seqLenQ = 100, .seqLenK = 100, .headDim = 32,
+                                             .windowLeft = 40, .windowRight = -1, .logSumExp = true}, small));
+  EXPECT_PASSES(runAttention<f16>(device(), {.batch = 1, .seqLenQ = 70, .seqLenK = 100, .headDim = 32,
+                                             .windowLeft = -1, .windowRight = 5, .logSumExp = true}, small));
+  EXPECT_PASSES(runAttention<f16>(device(), {.batch = 1, .seqLenQ = 70, .seqLenK = 100, .headDim = 32,
+                                             .windowLeft = 2000000000, .windowRight = 2000000000}, small));
   // The default tiles of two head dimensions, and sm_80 code.
   EXPECT_PASSES(runAttention<f16>(device(), {.batch = 2, .seqLenQ = 150, .seqLenK = 150, .headDim = 64}));
   EXPECT_PASSES(runAttention<bf16>(device(), {.batch = 1, .seqLenQ = 130, .seqLenK = 130, .qHeads = 2, .kvHeads = 1,
