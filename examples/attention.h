@@ -172,6 +172,7 @@ struct AttentionConfig {
   int blockM = 128, blockN = 64;
   unsigned warps = 8, stages = 2;
   bool warpSpecialize = false;
+  bool operator==(const AttentionConfig &) const = default;
 };
 
 /// Two warpgroups of 64 query rows each, over 128 keys a step for a head dimension up to 64 and 64 beyond (the

@@ -176,10 +176,7 @@ std::vector<AttentionConfig> attentionCandidates(int headDim) {
   for (AttentionConfig config : {AttentionConfig{128, 128, 8, 2}, AttentionConfig{128, 64, 8, 2},
                                  AttentionConfig{128, 64, 8, 2, true}, AttentionConfig{128, 128, 8, 2, true},
                                  AttentionConfig{128, 64, 8, 3, true}, AttentionConfig{64, 64, 4, 3}})
-    if (std::none_of(candidates.begin(), candidates.end(), [&](const AttentionConfig &c) {
-          return c.blockM == config.blockM && c.blockN == config.blockN && c.warps == config.warps &&
-                 c.stages == config.stages && c.warpSpecialize == config.warpSpecialize;
-        }))
+    if (std::find(candidates.begin(), candidates.end(), config) == candidates.end())
       candidates.push_back(config);
   return candidates;
 }
