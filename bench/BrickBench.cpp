@@ -916,7 +916,8 @@ void benchAutotune() {
 }
 
 //===----------------------------------------------------------------------===//
-// Fused attention forward (examples/attention.h): useful FLOPs only (4 x headDim x the (query, key) pairs seen).
+// Fused attention forward (examples/attention.h): useful FLOPs only (2 x (headDim + vDim) x the (query, key)
+// pairs seen).
 //===----------------------------------------------------------------------===//
 
 /// "BLOCK_M,BLOCK_N,warps,stages", then ",ws" for a warp-specialized launch.
@@ -931,7 +932,8 @@ examples::AttentionConfig parseAttentionConfig(const char *text) {
 }
 
 /// One case of BRICK_BENCH_ATTENTION_CASES: "dtype,lengths,qHeads,kvHeads,headDim,causal", lengths either
-/// "BxS" (B sequences of S) or "L1:L2:..." (variable lengths, packed); bench/attention.py writes the list.
+/// "BxS" (B sequences of S) or "L1:L2:..." (variable lengths, packed), headDim "D" or "D/DV" (V's differs);
+/// bench/attention.py writes the list.
 struct AttentionCase {
   std::string text;
   bool bf16 = false;
@@ -944,7 +946,9 @@ AttentionCase parseAttentionCase(const std::string &text) {
   std::stringstream stream(text);
   for (std::string field; std::getline(stream, field, ',');)
     fields.push_back(field);
-  auto bad = [&] { fail("an attention case is dtype,BxS or L1:L2:...,qHeads,kvHeads,headDim,causal; got '" + text + "'"); };
+  auto bad = [&] {
+    fail("an attention case is dtype,BxS or L1:L2:...,qHeads,kvHeads,headDim[/vDim],causal; got '" + text + "'");
+  };
   if (fields.size() != 6 || (fields[0] != "f16" && fields[0] != "bf16"))
     bad();
   c.bf16 = fields[0] == "bf16";
@@ -962,6 +966,8 @@ AttentionCase parseAttentionCase(const std::string &text) {
   shape.qHeads = std::atoi(fields[2].c_str());
   shape.kvHeads = std::atoi(fields[3].c_str());
   shape.headDim = std::atoi(fields[4].c_str());
+  if (size_t slash = fields[4].find('/'); slash != std::string::npos)
+    shape.valueDim = std::atoi(fields[4].c_str() + slash + 1);
   shape.causal = fields[5] == "1";
   if (std::string why = shape.check(); !why.empty())
     fail(text + ": " + why);
@@ -980,11 +986,12 @@ void benchAttention(const std::vector<examples::AttentionConfig> &sweep) {
     cases.push_back(parseAttentionCase(item));
   for (const AttentionCase &c : cases) {
     const examples::AttentionShape &shape = c.shape;
-    const int64_t d = shape.headDim, qElements = shape.totalQ() * shape.qHeads * d,
-                  kvElements = shape.totalK() * shape.kvHeads * d;
-    std::vector<float> q = randomFloats(size_t(qElements)), k = randomFloats(size_t(kvElements) + 7),
-                       v = randomFloats(size_t(kvElements) + 13);
-    k.resize(size_t(kvElements)), v.resize(size_t(kvElements));
+    const int64_t d = shape.headDim, vDim = shape.vDim(), qElements = shape.totalQ() * shape.qHeads * d,
+                  kElements = shape.totalK() * shape.kvHeads * d, vElements = shape.totalK() * shape.kvHeads * vDim,
+                  outElements = shape.totalQ() * shape.qHeads * vDim;
+    std::vector<float> q = randomFloats(size_t(qElements)), k = randomFloats(size_t(kElements) + 7),
+                       v = randomFloats(size_t(vElements) + 13);
+    k.resize(size_t(kElements)), v.resize(size_t(vElements));
     auto upload = [&](std::vector<float> &values) {
       std::vector<uint16_t> stored(values.size());
       for (size_t i = 0; i < values.size(); ++i) {
@@ -995,7 +1002,7 @@ void benchAttention(const std::vector<examples::AttentionConfig> &sweep) {
       check(buffer.copyFromHost(stored.data(), stored.size() * 2));
       return buffer;
     };
-    DeviceBuffer dq = upload(q), dk = upload(k), dv = upload(v), dout = allocate(size_t(qElements) * 2);
+    DeviceBuffer dq = upload(q), dk = upload(k), dv = upload(v), dout = allocate(size_t(outElements) * 2);
     DeviceBuffer dcuQ = allocate(4 * (shape.sequences() + 1)), dcuK = allocate(4 * (shape.sequences() + 1));
     if (shape.varlen()) {
       check(dcuQ.copyFromHost(shape.cuSeqlensQ.data(), 4 * shape.cuSeqlensQ.size()));
@@ -1026,10 +1033,10 @@ void benchAttention(const std::vector<examples::AttentionConfig> &sweep) {
         std::printf(",\n  \"%s%s_skipped\": \"%s\"", c.text.c_str(), suffix.c_str(), jsonEscaped(error.message()).c_str());
         continue;
       }
-      std::vector<uint16_t> out(static_cast<size_t>(qElements));
+      std::vector<uint16_t> out(static_cast<size_t>(outElements));
       check(dout.copyToHost(out.data(), out.size() * 2));
       double errorSquared = 0, normSquared = 0;
-      std::vector<double> expected(static_cast<size_t>(d));
+      std::vector<double> expected(static_cast<size_t>(vDim));
       std::mt19937 rng(7);
       std::vector<std::pair<int64_t, int>> rows;
       for (int h : {0, shape.qHeads - 1})
@@ -1038,8 +1045,8 @@ void benchAttention(const std::vector<examples::AttentionConfig> &sweep) {
         rows.push_back({int64_t(rng() % shape.totalQ()), int(rng() % shape.qHeads)});
       for (auto [token, head] : rows) {
         examples::attentionReferenceRow(shape, q.data(), k.data(), v.data(), token, head, expected.data());
-        for (int64_t col = 0; col < d; ++col) {
-          uint16_t stored = out[size_t((token * shape.qHeads + head) * d + col)];
+        for (int64_t col = 0; col < vDim; ++col) {
+          uint16_t stored = out[size_t((token * shape.qHeads + head) * vDim + col)];
           double got = c.bf16 ? bf16ToFloat(stored) : halfToFloat(stored);
           errorSquared += (got - expected[col]) * (got - expected[col]), normSquared += expected[col] * expected[col];
         }

@@ -2,15 +2,17 @@
 
   python3 bench/run.py --attention path/to/brick-bench [CFG...]   (CFG: BLOCK_M,BLOCK_N,warps,stages, a sweep)
   BRICK_BENCH_ATTENTION_SET=full   every S of 1k, 2k, 4k, 8k, 16k at every head dim (default: the anchors' shapes)
-  BRICK_BENCH_ATTENTION_CASES="dtype,BxS or L1:L2:...,qHeads,kvHeads,headDim,causal;..." replaces the list.
+  BRICK_BENCH_ATTENTION_CASES="dtype,BxS or L1:L2:...,qHeads,kvHeads,headDim[/vDim],causal;..." replaces the list.
   BRICK_BENCH_ATTENTION_PLOT=file.png   draws TFLOP/s against sequence length per head dim (needs matplotlib)
 
-The shapes are FlashAttention-3's: B * S = 16k tokens, 16 heads, f16 and bf16, causal and not; grouped-query
-attention (32 query heads over 8 K/V heads) at 4k; a packed batch of lengths drawn from 128 to 8192 (varlen).
+The shapes are FlashAttention-3's: B * S = 16k tokens, 16 heads, f16 and bf16, causal and not, head dims 64, 96,
+128, 256 and 192 for Q.K with 128 for V (DeepSeek-V3's prefill); grouped-query attention (32 query heads over 8 K/V
+heads) at 4k; a packed batch of lengths drawn from 128 to 8192 (varlen).
 Brick runs in its own process first (brick-bench), then the anchors here: torch's scaled_dot_product_attention on
 cuDNN (SDPBackend.CUDNN_ATTENTION) and on FlashAttention-2 (SDPBackend.FLASH_ATTENTION), on [B, H, S, D] tensors,
-and the same online-softmax algorithm in Triton (the best of a few tile configs, not varlen). TFLOP/s count useful
-FLOPs only, for everyone alike: 4 x D x heads x the (query, key) pairs a query sees (about half when causal). A
+and the same online-softmax algorithm in Triton (the best of a few tile configs; power-of-two head dims equal for Q
+and V, not varlen). TFLOP/s count useful FLOPs only, for everyone alike: 2 x (D + DV) x heads x the (query, key)
+pairs a query sees (about half when causal). A
 varlen batch has no cuDNN or FA2 figure through SDPA; judge it against the dense case of the same head dim.
 """
 import json
@@ -77,8 +79,9 @@ def cases():
     full = os.environ.get("BRICK_BENCH_ATTENTION_SET") == "full"
     listed = []
     for dtype in ("bf16", "f16"):
-        for d in (64, 128, 256):
-            lengths = (1024, 2048, 4096, 8192, 16384) if full else ((8192,) if d == 256 else (1024, 4096, 16384))
+        for d in (64, 96, 128, "192/128", 256):
+            lengths = ((1024, 2048, 4096, 8192, 16384) if full else
+                       (8192,) if d == 256 else (4096,) if d in (96, "192/128") else (1024, 4096, 16384))
             for s in lengths:
                 for causal in (0, 1):
                     listed.append(f"{dtype},{16384 // s}x{s},16,16,{d},{causal}")
@@ -95,24 +98,31 @@ def parse(case):
         lengths = [s] * b
     else:
         lengths = [int(x) for x in lengths.split(":")]
-    return dtype, lengths, int(hq), int(hkv), int(d), causal == "1"
+    d, _, dv = d.partition("/")
+    return dtype, lengths, int(hq), int(hkv), (int(d), int(dv or d)), causal == "1"
 
 
-def useful_flops(lengths, hq, d, causal):
-    return 4 * d * hq * sum(s * (s + 1) // 2 if causal else s * s for s in lengths)
+def useful_flops(lengths, hq, dims, causal):
+    return 2 * sum(dims) * hq * sum(s * (s + 1) // 2 if causal else s * s for s in lengths)
+
+
+def dims_name(dims):
+    return f"{dims[0]}" if dims[0] == dims[1] else f"{dims[0]}/{dims[1]}"
 
 
 def anchors(case):
     from torch.nn.attention import SDPBackend, sdpa_kernel
-    dtype, lengths, hq, hkv, d, causal = parse(case)
+    dtype, lengths, hq, hkv, dims, causal = parse(case)
+    d, dv = dims
     result = {}
     if len(set(lengths)) != 1:
         return result  # varlen: no SDPA figure
     b, s = len(lengths), lengths[0]
     torch_dtype = torch.bfloat16 if dtype == "bf16" else torch.float16
     q = torch.randn(b, hq, s, d, device="cuda", dtype=torch_dtype)
-    k, v = (torch.randn(b, hkv, s, d, device="cuda", dtype=torch_dtype) for _ in range(2))
-    flops = useful_flops(lengths, hq, d, causal)
+    k = torch.randn(b, hkv, s, d, device="cuda", dtype=torch_dtype)
+    v = torch.randn(b, hkv, s, dv, device="cuda", dtype=torch_dtype)
+    flops = useful_flops(lengths, hq, dims, causal)
     sdpa = torch.nn.functional.scaled_dot_product_attention
     gqa = hq != hkv
     for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION), ("fa2", SDPBackend.FLASH_ATTENTION)):
@@ -123,6 +133,8 @@ def anchors(case):
             print(f"# {name} {case}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
     with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION, SDPBackend.MATH]):
         ref = sdpa(q[:1], k[:1], v[:1], is_causal=causal, enable_gqa=gqa)
+    if d != dv or d & (d - 1):
+        return result  # the Triton kernel here takes one power-of-two head dim
     out = torch.empty_like(q)
     best = 0.0
     for bm, bn, warps, stages in TRITON_CONFIGS:
@@ -150,7 +162,7 @@ def plot(rows, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     dtypes = sorted({dtype for dtype, *_ in rows})
-    columns = sorted({(d, causal) for _, d, causal, *_ in rows})
+    columns = sorted({(d, causal) for _, d, causal, *_ in rows}, key=lambda c: (int(c[0].split("/")[0]), c[1]))
     fig, axes = plt.subplots(len(dtypes), len(columns), figsize=(3.2 * len(columns), 3 * len(dtypes)), squeeze=False)
     for ax, (dtype, (d, causal)) in zip(axes.flat, [(t, c) for t in dtypes for c in columns]):
         mine = sorted((s, r) for dt, dd, c, s, r in rows if (dt, dd, c) == (dtype, d, causal))
@@ -184,16 +196,16 @@ def main(binary, configs):
         mine = max(ours)
         row = anchors(case)
         theirs[case] = row
-        dtype, lengths, hq, hkv, d, causal = parse(case)
+        dtype, lengths, hq, hkv, dims, causal = parse(case)
         name = (f"{dtype} {len(lengths)}x{lengths[0]}" if len(set(lengths)) == 1 else
-                f"{dtype} varlen {len(lengths)} seqs") + f" h{hq}/{hkv} d{d}{' causal' if causal else ''}"
+                f"{dtype} varlen {len(lengths)} seqs") + f" h{hq}/{hkv} d{dims_name(dims)}{' causal' if causal else ''}"
         cell = lambda key: f"{row[key]:7.1f}" if key in row else f"{'-':>7s}"
         ratio = lambda key, width: f"{mine / row[key]:{width}.2f}" if key in row else f"{'-':>{width}s}"
         error = max(v for k, v in brick.items() if k.startswith(case) and k.endswith("_error"))
         print(f"{name:40s} {mine:7.1f} {cell('cudnn')} {cell('fa2')} {cell('triton')} {ratio('cudnn', 7)} "
               f"{ratio('fa2', 6)} {ratio('triton', 7)}  {error:.1e}")
         if len(set(lengths)) == 1 and hq == hkv:
-            chart.append((dtype, d, causal, lengths[0], dict(row, brick=mine)))
+            chart.append((dtype, dims_name(dims), causal, lengths[0], dict(row, brick=mine)))
     if os.environ.get("BRICK_BENCH_ATTENTION_PLOT") and chart:
         plot(chart, os.environ["BRICK_BENCH_ATTENTION_PLOT"])
     print(json.dumps({"brick": brick, "anchors": theirs}))

@@ -19,9 +19,12 @@ using namespace brick;
 /// BLOCK_N rows at a time, keeping the running row max, the running row sum and the unnormalized output in
 /// registers (online softmax), so the scores never reach memory.
 ///
-/// The layout is FlashAttention's: Q and O are [tokens, qHeads, HEAD_DIM], K and V [tokens, qHeads / GROUP,
-/// HEAD_DIM], all sequences packed one after another without padding (Q, K and V read through 2-D descriptors of
-/// [tokens, heads * HEAD_DIM] in BLOCK_M x HEAD_DIM and BLOCK_N x HEAD_DIM blocks). Sequence b's queries are rows
+/// The layout is FlashAttention's: Q is [tokens, qHeads, HEAD_DIM], K [tokens, qHeads / GROUP, HEAD_DIM], V
+/// [tokens, qHeads / GROUP, V_DIM] and O [tokens, qHeads, V_DIM], all sequences packed one after another without
+/// padding. Blocks have power-of-two shapes, so a head dimension such as 96 or 192 is read in pieces: Q and K
+/// through 2-D descriptors of [tokens, heads * HEAD_DIM] in BLOCK_M x BLOCK_D and BLOCK_N x BLOCK_D blocks (BLOCK_D
+/// divides HEAD_DIM: 96 is three pieces of 32), V in BLOCK_N x BLOCK_DV blocks. Q K^T adds the pieces' dots on
+/// one accumulator and P V keeps one accumulator per piece of V, so no work is padded. Sequence b's queries are rows
 /// cuSeqlensQ[b] to cuSeqlensQ[b + 1] and its keys cuSeqlensK[b] to cuSeqlensK[b + 1] (VARLEN), or b * seqLenQ and
 /// b * seqLenK on (all lengths equal, nothing read). Query head h reads K/V head h / GROUP (grouped-query).
 ///
@@ -38,9 +41,10 @@ template <ElementTag T = f16> auto attention() {
   return kernel("attention", [](TensorDescriptor<T, 2> q, TensorDescriptor<T, 2> k, TensorDescriptor<T, 2> v, Ptr<T> o,
                                 Ptr<f32> lse, Ptr<i32> cuSeqlensQ, Ptr<i32> cuSeqlensK, Int seqLenQ, Int seqLenK,
                                 Int totalQ, Int totalK, Int qHeads, Float scale, Float softcap, Int windowLeft,
-                                Int windowRight, Const<int> BLOCK_M, Const<int> BLOCK_N, Const<int> HEAD_DIM,
-                                Const<int> GROUP, Const<int> VARLEN, Const<int> CAUSAL, Const<int> WINDOW,
-                                Const<int> SOFTCAP, Const<int> LSE) {
+                                Int windowRight, Const<int> BLOCK_M, Const<int> BLOCK_N, Const<int> BLOCK_D,
+                                Const<int> BLOCK_DV, Const<int> HEAD_DIM, Const<int> V_DIM, Const<int> GROUP,
+                                Const<int> VARLEN, Const<int> CAUSAL, Const<int> WINDOW, Const<int> SOFTCAP,
+                                Const<int> LSE) {
     Int head = program_id(1), sequence = program_id(2);
     auto clamp = [](const Operand &x, const Operand &lo, const Operand &hi) { return minimum(maximum(x, lo), hi); };
     // The sequence's first query and key rows and their counts, clamped to the tensors (never past them).
@@ -84,17 +88,22 @@ template <ElementTag T = f16> auto attention() {
     Tensor fullEnd = clamp(fullHi, fullStart, hi);
 
     Tensor rows = first + arange(0, BLOCK_M);
-    Tensor queryBlock = q.load({qFirst + first, head * HEAD_DIM});
+    const int queryPieces = HEAD_DIM.value() / BLOCK_D.value(), valuePieces = V_DIM.value() / BLOCK_DV.value();
+    std::vector<Tensor> queryBlock;
+    for (int d = 0; d < queryPieces; ++d)
+      queryBlock.push_back(q.load({qFirst + first, head * HEAD_DIM + d * BLOCK_D}));
     // exp(x * scale) as exp2(x * scale * log2(e)): ex2.approx is one instruction. With a softcap the scores are
     // softcap * tanh(s * scale / softcap): the scale goes into tanh's argument and softcap becomes the scale.
     Tensor scaleLog2 = (SOFTCAP.value() ? softcap : scale) * 1.4426950408889634f;
     Tensor rowMax = full<f32>({BLOCK_M}, -INFINITY);
     Tensor rowSum = zeros<f32>({BLOCK_M});
-    Tensor acc = zeros<f32>({BLOCK_M, HEAD_DIM});
-    Int kvColumn = head / GROUP * HEAD_DIM;
+    std::vector<Tensor> acc(valuePieces, zeros<f32>({BLOCK_M, BLOCK_DV}));
+    Int kvHead = head / GROUP;
 
     auto step = [&](Int start, bool masked) {
-      Tensor scores = dot(queryBlock, k.load({kFirst + start, kvColumn}).trans());
+      Tensor scores = dot(queryBlock[0], k.load({kFirst + start, kvHead * HEAD_DIM}).trans());
+      for (int d = 1; d < queryPieces; ++d)
+        scores = dot(queryBlock[d], k.load({kFirst + start, kvHead * HEAD_DIM + d * BLOCK_D}).trans(), scores);
       if (SOFTCAP.value())
         scores = tanh(scores * (scale / softcap));
       if (masked) {
@@ -114,7 +123,11 @@ template <ElementTag T = f16> auto attention() {
       Tensor p = exp2(scores * scaleLog2 - shift.column());
       Tensor correction = exp2(rowMax - shift); // rescales what earlier blocks added
       rowSum = rowSum * correction + sum(p, 1);
-      acc = dot(p.to<T>(), v.load({kFirst + start, kvColumn}), acc * correction.column());
+      Tensor probabilities = p.to<T>();
+      for (int d = 0; d < valuePieces; ++d) {
+        Tensor values = v.load({kFirst + start, kvHead * V_DIM + d * BLOCK_DV});
+        acc[d] = dot(probabilities, values, acc[d] * correction.column());
+      }
       rowMax = newMax;
     };
     if (left)
@@ -125,8 +138,10 @@ template <ElementTag T = f16> auto attention() {
     Tensor live = rows < queries;
     Tensor inverse = where(rowSum == 0.0f, 0.0f, 1.0f / rowSum);
     Tensor token = (qFirst + rows).to<i64>();
-    Tensor columns = head * HEAD_DIM + arange(0, HEAD_DIM);
-    store(o + token.column() * (qHeads * HEAD_DIM) + columns.row(), (acc * inverse.column()).to<T>(), live.column());
+    for (int d = 0; d < valuePieces; ++d) {
+      Tensor columns = head * V_DIM + d * BLOCK_DV + arange(0, BLOCK_DV);
+      store(o + token.column() * (qHeads * V_DIM) + columns.row(), (acc[d] * inverse.column()).to<T>(), live.column());
+    }
     if (LSE.value()) {
       Tensor logSumExp = where(rowSum == 0.0f, -INFINITY, (rowMax + log2(rowSum)) * 0.6931471805599453f);
       store(lse + head.to<i64>() * totalQ + token, logSumExp, live);
@@ -141,7 +156,9 @@ struct AttentionShape {
   /// Variable lengths: the host's copy of the offsets (batch + 1 each, from 0, never decreasing) the kernel reads
   /// on the device; then batch, seqLenQ and seqLenK are not used.
   std::vector<int32_t> cuSeqlensQ, cuSeqlensK;
-  int qHeads = 1, kvHeads = 1, headDim = 64;
+  int qHeads = 1, kvHeads = 1;
+  int headDim = 64;  // of Q and K: a multiple of 16 from 16 to 256
+  int valueDim = 0;  // of V and O, as headDim; 0: headDim (DeepSeek-V3's prefill: 192 and 128)
   bool causal = false;
   int windowLeft = -1, windowRight = -1; // a sliding window's bounds; -1: none on that side
   float softcap = 0;                     // 0: none
@@ -156,11 +173,13 @@ struct AttentionShape {
   int64_t keys(int b) const { return keyStart(b + 1) - keyStart(b); }
   int64_t totalQ() const { return queryStart(sequences()); }
   int64_t totalK() const { return keyStart(sequences()); }
+  int vDim() const { return valueDim ? valueDim : headDim; }
   float softmaxScale() const { return scale != 0 ? scale : 1.0f / std::sqrt(float(headDim)); }
   bool windowed() const { return windowLeft >= 0 || windowRight >= 0; }
   /// Whether query i of a sequence of `queries` queries and `keys` keys sees key j.
   bool sees(int64_t i, int64_t j, int64_t queries, int64_t keys) const;
-  /// The (query, key) pairs some query sees, over every sequence and head, times 4 * headDim: the useful FLOPs.
+  /// The (query, key) pairs some query sees, over every sequence and head, times 2 * (headDim + vDim()): the
+  /// useful FLOPs.
   double flops() const;
   /// What is wrong with this shape (a sentence), or nothing.
   std::string check() const;
@@ -181,7 +200,8 @@ inline AttentionConfig attentionConfig(int headDim) {
   return AttentionConfig{128, headDim <= 64 ? 128 : 64, 8, 2};
 }
 
-/// The device buffers of one launch: Q, O [totalQ, qHeads, headDim], K, V [totalK, kvHeads, headDim] of T; the
+/// The device buffers of one launch: Q [totalQ, qHeads, headDim], K [totalK, kvHeads, headDim], V [totalK,
+/// kvHeads, vDim()] and O [totalQ, qHeads, vDim()] of T; the
 /// log-sum-exp [qHeads, totalQ] f32 (logSumExp); the offsets [batch + 1] int32 (varlen).
 struct AttentionBuffers {
   const runtime::DeviceBuffer *q = nullptr, *k = nullptr, *v = nullptr, *o = nullptr, *lse = nullptr;
@@ -204,7 +224,7 @@ template <ElementTag T>
 runtime::Error launchAttentionTuned(const AttentionShape &shape, const AttentionBuffers &buffers,
                                     LaunchOptions options = {}, std::string *chosen = nullptr);
 
-/// Row `token` (of the packed queries) of head `head` of O in float64, into `out` (headDim values), and its
+/// Row `token` (of the packed queries) of head `head` of O in float64, into `out` (vDim() values), and its
 /// log-sum-exp: q, k and v as the kernel reads them. The check the host program and the benchmark share.
 void attentionReferenceRow(const AttentionShape &shape, const float *q, const float *k, const float *v,
                            int64_t token, int head, double *out, double *logSumExp = nullptr);

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <tuple>
 
 namespace examples {
 
@@ -39,7 +40,7 @@ double AttentionShape::flops() const {
       pairs += double(std::max<int64_t>(0, hi - lo + 1));
     }
   }
-  return 4.0 * pairs * qHeads * headDim;
+  return 2.0 * pairs * qHeads * (headDim + vDim());
 }
 
 std::string AttentionShape::check() const {
@@ -48,8 +49,12 @@ std::string AttentionShape::check() const {
            std::to_string(kvHeads) + ")";
   if (qHeads > 65535)
     return "attention: at most 65535 query heads (a grid dimension), got " + std::to_string(qHeads);
-  if (headDim < 16 || headDim > 256 || (headDim & (headDim - 1)) != 0)
-    return "attention: the head dimension must be 16, 32, 64, 128 or 256, got " + std::to_string(headDim);
+  if (headDim < 16 || headDim > 256 || headDim % 16 != 0)
+    return "attention: the head dimension of Q and K must be a multiple of 16 from 16 to 256, got " +
+           std::to_string(headDim);
+  if (valueDim != 0 && (valueDim < 16 || valueDim > 256 || valueDim % 16 != 0))
+    return "attention: the head dimension of V must be a multiple of 16 from 16 to 256 (or 0: Q's), got " +
+           std::to_string(valueDim);
   if (!(softcap >= 0) || !std::isfinite(softcap))
     return "attention: the softcap must be finite and positive (0: none), got " + std::to_string(softcap);
   if (!(scale >= 0) || !std::isfinite(scale))
@@ -74,7 +79,7 @@ std::string AttentionShape::check() const {
   if (sequences() > 65535)
     return "attention: at most 65535 sequences (a grid dimension), got " + std::to_string(sequences());
   // Positions plus a window stay within int32 in the kernel: tokens below 2^29, windows clamped to the keys.
-  if (totalQ() * qHeads * headDim >= (int64_t(1) << 40) || totalQ() >= (int64_t(1) << 29) ||
+  if (totalQ() * qHeads * std::max(headDim, vDim()) >= (int64_t(1) << 40) || totalQ() >= (int64_t(1) << 29) ||
       totalK() >= (int64_t(1) << 29))
     return "attention: the batch has too many tokens (" + std::to_string(totalQ()) + " queries, " +
            std::to_string(totalK()) + " keys)";
@@ -87,15 +92,24 @@ runtime::Error checkAttention(const AttentionShape &shape, const AttentionBuffer
   using runtime::Error;
   if (std::string why = shape.check(); !why.empty())
     return Error(why);
-  const int64_t d = shape.headDim, totalQ = shape.totalQ(), totalK = shape.totalK();
+  const int64_t d = shape.headDim, dv = shape.vDim(), totalQ = shape.totalQ(), totalK = shape.totalK();
   const size_t element = sizeof(uint16_t);
   auto tooSmall = [](const runtime::DeviceBuffer *buffer, size_t bytes) { return !buffer || buffer->size() < bytes; };
-  if (tooSmall(buffers.q, totalQ * shape.qHeads * d * element) || tooSmall(buffers.o, totalQ * shape.qHeads * d * element))
-    return Error("attention: Q and O need " + std::to_string(totalQ * shape.qHeads * d * element) +
-                 " bytes each ([totalQ, qHeads, headDim])");
-  if (tooSmall(buffers.k, totalK * shape.kvHeads * d * element) || tooSmall(buffers.v, totalK * shape.kvHeads * d * element))
-    return Error("attention: K and V need " + std::to_string(totalK * shape.kvHeads * d * element) +
-                 " bytes each ([totalK, kvHeads, headDim])");
+  auto need = [&](const char *what, const runtime::DeviceBuffer *buffer, int64_t tokens, int64_t heads, int64_t dim,
+                  const char *layout) {
+    size_t bytes = tokens * heads * dim * element;
+    return tooSmall(buffer, bytes) ? Error(std::string("attention: ") + what + " needs " + std::to_string(bytes) +
+                                           " bytes (" + layout + ")")
+                                   : Error();
+  };
+  if (Error error = need("Q", buffers.q, totalQ, shape.qHeads, d, "[totalQ, qHeads, headDim]"))
+    return error;
+  if (Error error = need("K", buffers.k, totalK, shape.kvHeads, d, "[totalK, kvHeads, headDim]"))
+    return error;
+  if (Error error = need("V", buffers.v, totalK, shape.kvHeads, dv, "[totalK, kvHeads, vDim]"))
+    return error;
+  if (Error error = need("O", buffers.o, totalQ, shape.qHeads, dv, "[totalQ, qHeads, vDim]"))
+    return error;
   if (shape.logSumExp && tooSmall(buffers.lse, totalQ * shape.qHeads * sizeof(float)))
     return Error("attention: the log-sum-exp needs " + std::to_string(totalQ * shape.qHeads * sizeof(float)) +
                  " bytes ([qHeads, totalQ] f32)");
@@ -123,38 +137,47 @@ Grid attentionGrid(const AttentionShape &shape, int64_t blockM) {
               unsigned(shape.sequences())};
 }
 
+/// The width of the column blocks a head dimension is read in: the largest power of two that divides it (96 is
+/// read as three blocks of 32, 192 as three of 64).
+int headPiece(int dim) { return dim & -dim; }
+
 /// The kernel's arguments for `shape`, `buffers` and descriptors blocks `blockM` and `blockN` (each a number, or
-/// brick::fromConfig with the descriptors' blocks from the config), passed to `launch`.
+/// brick::fromConfig with the descriptors' blocks from the config: BLOCK_M, BLOCK_N, BLOCK_D, BLOCK_DV), passed
+/// to `launch`.
 template <class Launch, class M, class N>
 runtime::Error withAttentionArguments(const AttentionShape &shape, const AttentionBuffers &buffers, M blockM,
                                       N blockN, Launch launch) {
-  const int64_t d = shape.headDim, totalQ = shape.totalQ(), totalK = shape.totalK();
+  const int64_t d = shape.headDim, dv = shape.vDim(), totalQ = shape.totalQ(), totalK = shape.totalK();
   auto pointer = [](const runtime::DeviceBuffer *buffer) { return DevicePointer{buffer ? buffer->address() : 0}; };
-  const int64_t qWidth = shape.qHeads * d, kvWidth = shape.kvHeads * d;
   // A descriptor's shape may not be empty: a batch without keys (or queries) reads a one-row tensor it never uses.
   auto rows = [](int64_t n) { return std::max<int64_t>(n, 1); };
   // A window wider than the keys bounds nothing: clamped there, it cannot overflow the kernel's int32 positions.
   auto window = [&](int w) { return w < 0 ? -1 : int(std::min<int64_t>(w, totalK)); };
   constexpr bool tuned = std::is_same_v<M, FromConfig>;
-  auto descriptor = [&](const runtime::DeviceBuffer &buffer, int64_t tokens, int64_t width, auto block, size_t index) {
+  // [tokens, heads * dim] in blocks of `block` rows and the dimension's piece (config constants `rowIndex` and
+  // `pieceIndex` when tuned).
+  auto descriptor = [&](const runtime::DeviceBuffer &buffer, int64_t tokens, int64_t heads, int64_t dim, auto block,
+                        size_t rowIndex, size_t pieceIndex) {
+    const int64_t width = heads * dim;
     if constexpr (tuned)
-      return TensorDescriptorArg::of(buffer, {rows(tokens), width}, {width, 1}, {}).blocksFromConfig({index, 2});
+      return TensorDescriptorArg::of(buffer, {rows(tokens), width}, {width, 1}, {}).blocksFromConfig({rowIndex, pieceIndex});
     else
-      return TensorDescriptorArg::of(buffer, {rows(tokens), width}, {width, 1}, {int64_t(block), d});
+      return TensorDescriptorArg::of(buffer, {rows(tokens), width}, {width, 1}, {int64_t(block), headPiece(dim)});
   };
-  auto dim = [&] {
+  auto piece = [&](int dim) {
     if constexpr (tuned)
       return fromConfig;
     else
-      return int(d);
-  }();
-  return launch(descriptor(*buffers.q, totalQ, qWidth, blockM, 0), descriptor(*buffers.k, totalK, kvWidth, blockN, 1),
-                descriptor(*buffers.v, totalK, kvWidth, blockN, 1), pointer(buffers.o),
+      return headPiece(dim);
+  };
+  return launch(descriptor(*buffers.q, totalQ, shape.qHeads, d, blockM, 0, 2),
+                descriptor(*buffers.k, totalK, shape.kvHeads, d, blockN, 1, 2),
+                descriptor(*buffers.v, totalK, shape.kvHeads, dv, blockN, 1, 3), pointer(buffers.o),
                 pointer(shape.logSumExp ? buffers.lse : nullptr), pointer(shape.varlen() ? buffers.cuSeqlensQ : nullptr),
                 pointer(shape.varlen() ? buffers.cuSeqlensK : nullptr), shape.seqLenQ, shape.seqLenK, int(totalQ),
                 int(totalK), shape.qHeads, shape.softmaxScale(), shape.softcap, window(shape.windowLeft),
                 window(shape.windowRight),
-                blockM, blockN, dim, shape.qHeads / shape.kvHeads, int(shape.varlen()), int(shape.causal),
+                blockM, blockN, piece(int(d)), piece(int(dv)), int(d), int(dv), shape.qHeads / shape.kvHeads, int(shape.varlen()), int(shape.causal),
                 int(shape.windowed()), int(shape.softcap > 0), int(shape.logSumExp));
 }
 } // namespace
@@ -188,20 +211,21 @@ runtime::Error launchAttentionTuned(const AttentionShape &shape, const Attention
     return error;
   using Tuned = decltype(brick::autotune(attention<T>(), {}, {}));
   static const auto kernel = attention<T>();
-  static std::map<std::pair<int, bool>, std::unique_ptr<Tuned>> tuners;
+  static std::map<std::tuple<int, int, bool>, std::unique_ptr<Tuned>> tuners;
   static std::mutex mutex;
   bool interpreter = options.device ? options.device->isInterpreter() : false;
   Tuned *tuned;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    std::unique_ptr<Tuned> &slot = tuners[{shape.headDim, interpreter}];
+    std::unique_ptr<Tuned> &slot = tuners[{shape.headDim, shape.vDim(), interpreter}];
     if (!slot) {
-      // The configs give BLOCK_M, BLOCK_N and HEAD_DIM (the descriptors' blocks come from them); the key is the
-      // mask, the softcap and the keys' count rounded up to a power of two.
+      // The configs give BLOCK_M, BLOCK_N, BLOCK_D and BLOCK_DV (the descriptors' blocks come from them); the key
+      // is the mask (CAUSAL, WINDOW), SOFTCAP and the keys' count (totalK) rounded up to a power of two.
       std::vector<TuningConfig> configs;
-      for (const AttentionConfig &c : attentionCandidates(shape.headDim))
-        configs.push_back(TuningConfig{{c.blockM, c.blockN, shape.headDim}, c.warps, c.stages, c.warpSpecialize});
-      TuningKey key{{21, 22, 23, 10}, [](std::vector<int64_t> values) {
+      for (const AttentionConfig &c : attentionCandidates(std::max(shape.headDim, shape.vDim())))
+        configs.push_back(TuningConfig{{c.blockM, c.blockN, headPiece(shape.headDim), headPiece(shape.vDim())},
+                                       c.warps, c.stages, c.warpSpecialize});
+      TuningKey key{{24, 25, 26, 10}, [](std::vector<int64_t> values) {
                       values[3] = keysBucket(values[3]);
                       return values;
                     }};
@@ -235,10 +259,12 @@ void attentionReferenceRow(const AttentionShape &shape, const float *q, const fl
   int b = 0;
   while (shape.queryStart(b + 1) <= token)
     ++b;
-  const int d = shape.headDim, kvHead = head / (shape.qHeads / shape.kvHeads);
+  const int d = shape.headDim, dv = shape.vDim(), kvHead = head / (shape.qHeads / shape.kvHeads);
   const int64_t i = token - shape.queryStart(b), queries = shape.queries(b), keys = shape.keys(b);
   const float *query = q + (token * shape.qHeads + head) * d;
-  auto keyRow = [&](const float *base, int64_t j) { return base + ((shape.keyStart(b) + j) * shape.kvHeads + kvHead) * d; };
+  auto keyRow = [&](const float *base, int64_t j, int dim) {
+    return base + ((shape.keyStart(b) + j) * shape.kvHeads + kvHead) * dim;
+  };
   std::vector<double> p(keys, -INFINITY);
   double top = -INFINITY, total = 0;
   for (int64_t j = 0; j < keys; ++j) {
@@ -246,7 +272,7 @@ void attentionReferenceRow(const AttentionShape &shape, const float *q, const fl
       continue;
     double s = 0;
     for (int c = 0; c < d; ++c)
-      s += double(query[c]) * keyRow(k, j)[c];
+      s += double(query[c]) * keyRow(k, j, d)[c];
     s *= shape.softmaxScale();
     if (shape.softcap > 0)
       s = shape.softcap * std::tanh(s / shape.softcap);
@@ -254,10 +280,10 @@ void attentionReferenceRow(const AttentionShape &shape, const float *q, const fl
   }
   for (double &x : p)
     total += (x = std::isinf(x) ? 0 : std::exp(x - top));
-  for (int c = 0; c < d; ++c) {
+  for (int c = 0; c < dv; ++c) {
     double o = 0;
     for (int64_t j = 0; j < keys; ++j)
-      o += p[j] * keyRow(v, j)[c];
+      o += p[j] * keyRow(v, j, dv)[c];
     out[c] = total > 0 ? o / total : 0;
   }
   if (logSumExp)
@@ -268,7 +294,7 @@ template <brick::ElementTag T>
 Check runAttention(const brick::runtime::Device &device, const AttentionShape &shape,
                    std::optional<AttentionConfig> given, unsigned targetCapability) {
   using namespace host;
-  const int d = shape.headDim;
+  const int d = shape.headDim, vDim = shape.vDim();
   std::string what = std::string("attention ") + (std::is_same_v<T, brick::f16> ? "f16" : "bf16") + " ";
   if (shape.varlen()) {
     what += "lengths";
@@ -280,7 +306,7 @@ Check runAttention(const brick::runtime::Device &device, const AttentionShape &s
             (shape.seqLenK != shape.seqLenQ ? "/" + std::to_string(shape.seqLenK) : "");
   }
   what += ", heads " + std::to_string(shape.qHeads) + (shape.kvHeads != shape.qHeads ? "/" + std::to_string(shape.kvHeads) : "") +
-          ", d " + std::to_string(d) + (shape.causal ? ", causal" : "");
+          ", d " + std::to_string(d) + (vDim != d ? "/" + std::to_string(vDim) : "") + (shape.causal ? ", causal" : "");
   if (shape.windowed())
     what += ", window " + std::to_string(shape.windowLeft) + "," + std::to_string(shape.windowRight);
   if (shape.softcap > 0)
@@ -298,9 +324,10 @@ Check runAttention(const brick::runtime::Device &device, const AttentionShape &s
 
   const int64_t totalQ = shape.totalQ(), totalK = shape.totalK();
   std::vector<float> q = randomFloats(totalQ * shape.qHeads * d), k = randomFloats(totalK * shape.kvHeads * d),
-                     v = randomFloats(totalK * shape.kvHeads * d);
+                     v = randomFloats(totalK * shape.kvHeads * vDim);
   auto dq = upload(device, toMemory<T>(q)), dk = upload(device, toMemory<T>(k)), dv = upload(device, toMemory<T>(v));
-  auto dout = poisoned(device, std::max<size_t>(1, q.size()) * sizeof(uint16_t));
+  const size_t outputs = totalQ * shape.qHeads * vDim;
+  auto dout = poisoned(device, std::max<size_t>(1, outputs) * sizeof(uint16_t));
   auto dlse = poisoned(device, std::max<int64_t>(1, totalQ * shape.qHeads) * sizeof(float));
   auto dcuQ = upload(device, shape.varlen() ? shape.cuSeqlensQ : std::vector<int32_t>{0});
   auto dcuK = upload(device, shape.varlen() ? shape.cuSeqlensK : std::vector<int32_t>{0});
@@ -320,7 +347,7 @@ Check runAttention(const brick::runtime::Device &device, const AttentionShape &s
     check.what += ", " + chosen;
   if (error)
     return check.failure = error.message(), check;
-  auto out = download<uint16_t>(*dout, q.size(), check.failure);
+  auto out = download<uint16_t>(*dout, outputs, check.failure);
   auto lse = download<float>(*dlse, totalQ * shape.qHeads, check.failure);
 
   // float64 reference: every row of a small problem; else each sequence's first and last rows and a sample.
@@ -339,12 +366,12 @@ Check runAttention(const brick::runtime::Device &device, const AttentionShape &s
     while (rows.size() < 2048)
       rows.insert({token(rng()), head(rng())});
   }
-  std::vector<double> got, expected, gotLse, expectedLse, ref(d);
+  std::vector<double> got, expected, gotLse, expectedLse, ref(vDim);
   for (auto [t, h] : rows) {
     double logSumExp;
     attentionReferenceRow(shape, q.data(), k.data(), v.data(), t, h, ref.data(), &logSumExp);
-    for (int c = 0; c < d; ++c) {
-      got.push_back(double(Memory<T>::to(out[size_t((t * shape.qHeads + h) * d + c)])));
+    for (int c = 0; c < vDim; ++c) {
+      got.push_back(double(Memory<T>::to(out[size_t((t * shape.qHeads + h) * vDim + c)])));
       expected.push_back(ref[c]);
     }
     if (shape.logSumExp) {

@@ -50,16 +50,18 @@ const std::vector<Example> &catalog() {
     return {Arg::descriptor({m, k}, {16, 16}), Arg::descriptor({n, k}, {16, 16}), Arg::descriptor({m, n}, {16, 16}),
             aligned, aligned, aligned, aligned, aligned, aligned, m, n, k, group, skip};
   };
-  // attention's blocks: queries BLOCK_M x HEAD_DIM, keys and values BLOCK_N x HEAD_DIM; then the constants GROUP,
-  // VARLEN, CAUSAL, WINDOW, SOFTCAP and LSE.
+  // attention's specialization from {BLOCK_M, BLOCK_N, HEAD_DIM, V_DIM, GROUP, VARLEN, CAUSAL, WINDOW, SOFTCAP,
+  // LSE}: queries in BLOCK_M x BLOCK_D blocks, keys BLOCK_N x BLOCK_D, values BLOCK_N x BLOCK_DV (each head
+  // dimension's largest power-of-two divisor).
   auto attentionSpecialization = [](const std::vector<int64_t> &c) -> brick::Specialization {
-    if (c.size() != 9)
+    if (c.size() != 10)
       return {};
-    brick::Specialization spec = {Arg::descriptor({c[0], c[2]}, {16, 16}), Arg::descriptor({c[1], c[2]}, {16, 16}),
-                                  Arg::descriptor({c[1], c[2]}, {16, 16}), aligned, aligned, aligned, aligned,
-                                  dyn, dyn, dyn, dyn, dyn, dyn, dyn, dyn, dyn};
-    for (int64_t constant : c)
-      spec.push_back(constant);
+    const int64_t piece = c[2] & -c[2], valuePiece = c[3] & -c[3];
+    brick::Specialization spec = {Arg::descriptor({c[0], piece}, {16, 16}), Arg::descriptor({c[1], piece}, {16, 16}),
+                                  Arg::descriptor({c[1], valuePiece}, {16, 16}), aligned, aligned, aligned, aligned,
+                                  dyn, dyn, dyn, dyn, dyn, dyn, dyn, dyn, dyn, c[0], c[1], piece, valuePiece};
+    for (size_t i = 2; i < c.size(); ++i)
+      spec.push_back(c[i]);
     return spec;
   };
   static const std::vector<Example> examples = [&] {
@@ -85,13 +87,18 @@ const std::vector<Example> &catalog() {
       make("attention",
            "fused attention forward, softmax(Q K^T * scale) V (f16, batches of equal lengths, 128 query rows x 128 "
            "keys a step, head dim 64, 8 warps, 2 stages)",
-           attention<brick::f16>(), attentionSpecialization({128, 128, 64, 1, 0, 0, 0, 0, 0}),
+           attention<brick::f16>(), attentionSpecialization({128, 128, 64, 64, 1, 0, 0, 0, 0, 0}),
            attentionConfig(64).warps, attentionConfig(64).stages),
       make("attention_causal_varlen",
            "fused attention forward, causal, grouped-query (4 query heads a K/V head), variable lengths, with the "
            "log-sum-exp (bf16, 128 query rows x 64 keys a step, head dim 128, 8 warps, 2 stages)",
-           attention<brick::bf16>(), attentionSpecialization({128, 64, 128, 4, 1, 1, 0, 0, 1}),
+           attention<brick::bf16>(), attentionSpecialization({128, 64, 128, 128, 4, 1, 1, 0, 0, 1}),
            attentionConfig(128).warps, attentionConfig(128).stages),
+      make("attention_192_128",
+           "fused attention forward, causal, head dims 192 for Q.K (three 64-column pieces) and 128 for V, as "
+           "DeepSeek-V3's prefill (bf16, 128 query rows x 64 keys a step, 8 warps, 2 stages)",
+           attention<brick::bf16>(), attentionSpecialization({128, 64, 192, 128, 1, 0, 1, 0, 0, 0}),
+           attentionConfig(192).warps, attentionConfig(192).stages),
       make("moe", "MoE grouped GEMM 1 with silu(gate) * up (bf16, 64x64x64 tiles, GROUP_M = 8)", moeGateUp<brick::bf16>(),
            {aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, dyn, dyn, aligned, one,
             aligned, aligned, one, aligned, one, 64, 64, 64, 8}),

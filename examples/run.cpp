@@ -20,7 +20,8 @@ std::vector<Check> runExample(const std::string &name, const brick::runtime::Dev
   }
   if (name == "attention") {
     // A packed batch of ragged lengths over grouped-query heads, causal, with the log-sum-exp; fewer queries than
-    // keys under a sliding window and a softcap; a batch of equal lengths in the default tiles.
+    // keys under a sliding window and a softcap; head dims 192 for Q.K and 128 for V (read in pieces of 64 and
+    // 128); a batch of equal lengths in the default tiles.
     AttentionConfig small{.blockM = 64, .blockN = 32, .warps = 4, .stages = 2};
     return {runAttention<brick::f16>(device, {.cuSeqlensQ = {0, 1, 18, 118}, .cuSeqlensK = {0, 1, 18, 118}, .qHeads = 4,
                                               .kvHeads = 2, .headDim = 64, .causal = true, .logSumExp = true},
@@ -28,6 +29,9 @@ std::vector<Check> runExample(const std::string &name, const brick::runtime::Dev
             runAttention<brick::bf16>(device, {.batch = 2, .seqLenQ = 40, .seqLenK = 100, .qHeads = 2, .kvHeads = 1,
                                                .headDim = 32, .causal = true, .windowLeft = 30, .softcap = 20,
                                                .logSumExp = true},
+                                      small),
+            runAttention<brick::bf16>(device, {.batch = 1, .seqLenQ = 50, .seqLenK = 80, .qHeads = 2, .kvHeads = 1,
+                                               .headDim = 192, .valueDim = 128, .causal = true},
                                       small),
             runAttention<brick::f16>(device, {.batch = 2, .seqLenQ = 128, .seqLenK = 128, .qHeads = 2, .kvHeads = 2,
                                               .headDim = 64})};

@@ -200,3 +200,52 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     return %d : tensor<64x64xf32, #mma>
   }
 }
+
+// -----
+
+// A head dimension read in pieces: Q K^T as dot(q1, k1, dot(q0, k0, 0)). The first dot's only use is the second's
+// accumulator, so its wgmmas join the second's group: one fence each, one commit and one wait for both. A store to
+// shared memory between two such dots (a buffer the first may still read) keeps the first's commit and wait.
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#a = #brickgpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>
+#b = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#blocked = #brickgpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: llvm.func @chained
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK-COUNT-2: nvvm.wgmma.mma_async
+  // CHECK-NOT: commit
+  // CHECK-NOT: wait_group
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK-COUNT-2: nvvm.wgmma.mma_async
+  // CHECK: nvvm.wgmma.commit.group.sync.aligned
+  // CHECK-NEXT: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;"
+  // CHECK-NOT: nvvm.wgmma
+  // CHECK: llvm.return
+  func.func @chained() -> tensor<64x64xf32, #mma> {
+    %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+    %q0 = brickgpu.local_alloc : () -> !brickgpu.memdesc<64x32xf16, #a>
+    %k0 = brickgpu.local_alloc : () -> !brickgpu.memdesc<32x64xf16, #b>
+    %q1 = brickgpu.local_alloc : () -> !brickgpu.memdesc<64x32xf16, #a>
+    %k1 = brickgpu.local_alloc : () -> !brickgpu.memdesc<32x64xf16, #b>
+    %s0 = brickgpu.warpgroup_dot %q0, %k0, %zero : !brickgpu.memdesc<64x32xf16, #a>, !brickgpu.memdesc<32x64xf16, #b> -> tensor<64x64xf32, #mma>
+    %s1 = brickgpu.warpgroup_dot %q1, %k1, %s0 : !brickgpu.memdesc<64x32xf16, #a>, !brickgpu.memdesc<32x64xf16, #b> -> tensor<64x64xf32, #mma>
+    return %s1 : tensor<64x64xf32, #mma>
+  }
+
+  // CHECK-LABEL: llvm.func @store_between
+  // CHECK: nvvm.wgmma.commit.group.sync.aligned
+  // CHECK-NEXT: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;"
+  // CHECK: nvvm.wgmma.commit.group.sync.aligned
+  // CHECK-NEXT: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;"
+  func.func @store_between(%x: tensor<64x32xf16, #blocked>) -> tensor<64x64xf32, #mma> {
+    %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+    %q0 = brickgpu.local_alloc : () -> !brickgpu.memdesc<64x32xf16, #a>
+    %k0 = brickgpu.local_alloc : () -> !brickgpu.memdesc<32x64xf16, #b>
+    %k1 = brickgpu.local_alloc : () -> !brickgpu.memdesc<32x64xf16, #b>
+    %s0 = brickgpu.warpgroup_dot %q0, %k0, %zero : !brickgpu.memdesc<64x32xf16, #a>, !brickgpu.memdesc<32x64xf16, #b> -> tensor<64x64xf32, #mma>
+    brickgpu.local_store %x, %q0 : tensor<64x32xf16, #blocked> -> !brickgpu.memdesc<64x32xf16, #a>
+    %s1 = brickgpu.warpgroup_dot %q0, %k1, %s0 : !brickgpu.memdesc<64x32xf16, #a>, !brickgpu.memdesc<32x64xf16, #b> -> tensor<64x64xf32, #mma>
+    return %s1 : tensor<64x64xf32, #mma>
+  }
+}

@@ -321,6 +321,15 @@ TEST_P(Examples, Attention) {
                                              .windowLeft = -1, .windowRight = 5, .logSumExp = true}, small));
   EXPECT_PASSES(runAttention<f16>(device(), {.batch = 1, .seqLenQ = 70, .seqLenK = 100, .headDim = 32,
                                              .windowLeft = 2000000000, .windowRight = 2000000000}, small));
+  // Head dimensions that are not powers of two, read in pieces: 96 (three of 32), 80 (five of 16), and 192 for
+  // Q.K with 128 for V (DeepSeek-V3's prefill).
+  EXPECT_PASSES(runAttention<f16>(device(), {.batch = 1, .seqLenQ = 70, .seqLenK = 90, .qHeads = 2, .kvHeads = 1,
+                                             .headDim = 96, .causal = true, .logSumExp = true}, small));
+  EXPECT_PASSES(runAttention<bf16>(device(), {.cuSeqlensQ = {0, 17, 50}, .cuSeqlensK = {0, 17, 50}, .headDim = 80,
+                                              .windowLeft = 20}, small));
+  EXPECT_PASSES(runAttention<bf16>(device(), {.batch = 1, .seqLenQ = 60, .seqLenK = 60, .qHeads = 2, .kvHeads = 2,
+                                              .headDim = 192, .valueDim = 128, .causal = true, .logSumExp = true},
+                                   small));
   // The default tiles of two head dimensions, and sm_80 code.
   EXPECT_PASSES(runAttention<f16>(device(), {.batch = 2, .seqLenQ = 150, .seqLenK = 150, .headDim = 64}));
   EXPECT_PASSES(runAttention<bf16>(device(), {.batch = 1, .seqLenQ = 130, .seqLenK = 130, .qHeads = 2, .kvHeads = 1,
@@ -343,10 +352,15 @@ TEST_P(Examples, Attention) {
     packed.qHeads = 8, packed.kvHeads = 1, packed.headDim = 64;
     EXPECT_PASSES(runAttention<bf16>(device(), packed));
   }
-  for (int d : {16, 32, 64, 128, 256})
+  for (int d : {16, 32, 64, 96, 128, 192, 256})
     for (bool causal : {false, true})
       EXPECT_PASSES(runAttention<f16>(device(), {.batch = 2, .seqLenQ = 300, .seqLenK = 500, .qHeads = 4, .kvHeads = 2,
                                                  .headDim = d, .causal = causal, .logSumExp = true}));
+  // DeepSeek-V3's prefill shape (Q.K 192, V 128) on every candidate config, the warp-specialized ones included.
+  for (AttentionConfig config : examples::attentionCandidates(192))
+    EXPECT_PASSES(runAttention<bf16>(device(), {.cuSeqlensQ = {0, 1, 18, 1018}, .cuSeqlensK = {0, 1, 18, 1018},
+                                                .qHeads = 4, .kvHeads = 1, .headDim = 192, .valueDim = 128,
+                                                .causal = true, .logSumExp = true}, config));
   for (AttentionConfig config : {AttentionConfig{128, 128, 8, 2}, AttentionConfig{128, 64, 8, 3},
                                  AttentionConfig{64, 64, 4, 3}, AttentionConfig{128, 32, 4, 3},
                                  AttentionConfig{128, 64, 8, 2, true}, AttentionConfig{128, 128, 8, 2, true},
@@ -362,7 +376,9 @@ TEST_P(Examples, AttentionRejectsBadInput) {
   auto failure = [&](const AttentionShape &shape) { return examples::runAttention<f16>(device(), shape).failure; };
   EXPECT_NE(failure({.batch = 1, .seqLenQ = 64, .seqLenK = 64, .qHeads = 6, .kvHeads = 4}).find("multiple of the K/V heads"),
             std::string::npos);
-  EXPECT_NE(failure({.batch = 1, .seqLenQ = 64, .seqLenK = 64, .headDim = 96}).find("head dimension must be"),
+  EXPECT_NE(failure({.batch = 1, .seqLenQ = 64, .seqLenK = 64, .headDim = 100}).find("head dimension of Q and K must be"),
+            std::string::npos);
+  EXPECT_NE(failure({.batch = 1, .seqLenQ = 64, .seqLenK = 64, .headDim = 64, .valueDim = 512}).find("head dimension of V"),
             std::string::npos);
   EXPECT_NE(failure({.cuSeqlensQ = {0, 50, 40}, .cuSeqlensK = {0, 50, 90}}).find("cuSeqlensQ decreases from 50 to 40"),
             std::string::npos);
@@ -374,7 +390,7 @@ TEST_P(Examples, AttentionRejectsBadInput) {
   examples::AttentionBuffers buffers{&*tiny, &*tiny, &*tiny, &*tiny, nullptr, &*tiny, &*tiny};
   runtime::Error error = examples::launchAttention<f16>(shape, buffers, examples::attentionConfig(64),
                                                         LaunchOptions{.device = &device()});
-  EXPECT_NE(error.message().find("Q and O need 12800 bytes"), std::string::npos) << error.message();
+  EXPECT_NE(error.message().find("Q needs 12800 bytes"), std::string::npos) << error.message();
 }
 
 TEST_P(Examples, MoeLayer) {

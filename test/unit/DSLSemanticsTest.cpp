@@ -170,6 +170,22 @@ TEST(Semantics, LoopCarriesValues) {
   EXPECT_THAT(ir, ::testing::ContainsRegex("brick.store %[0-9]+, %[0-9]+#0 : tensor<32x!brick.ptr<f32>>"));
 }
 
+TEST(Semantics, LoopCarriesVectorsOfHandles) {
+  std::string ir = irOf([](Ptr<f32> p, Int n) {
+    std::vector<Tensor> parts{zeros<f32>({16}), full<f32>({16}, 1.0)};
+    Tensor count = zeros<i32>({16});
+    for_range(0, n, 1, carry(parts, count), [&](Int i) {
+      parts[0] = parts[0] + 2.0;
+      parts[1] = parts[1] * 3.0;
+      count = count + 1;
+    });
+    store(p + arange(0, 16), parts[0] + parts[1] + count.to<f32>());
+  });
+  // Each element of the vector is carried, in order, then the other handles.
+  EXPECT_THAT(ir, HasSubstr("-> (tensor<16xf32>, tensor<16xf32>, tensor<16xi32>)"));
+  EXPECT_THAT(ir, ::testing::ContainsRegex("arith.addf %[0-9]+#0, %[0-9]+#1"));
+}
+
 TEST(Semantics, IfSelectsCarriedValues) {
   std::string ir = irOf([](Ptr<f32> p, Int n) {
     Tensor x = zeros<f32>({8});

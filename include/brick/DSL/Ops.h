@@ -235,19 +235,31 @@ Tensor dot(const Tensor &a, const Tensor &b, const Tensor &acc, ZeroRowsFrom zer
 
 //===--- Control flow -------------------------------------------------------------===//
 
-/// The handles a loop or branch may reassign: `carry(acc, a_ptrs)`. Inside the body they hold the current
-/// iteration's values; after it, the final ones. A handle reassigned in a body but not carried must not be
-/// used after it.
+/// The handles a loop or branch may reassign: `carry(acc, a_ptrs)`, where a std::vector of handles stands for
+/// each of its elements (`carry(accs, rowMax)`: one accumulator per block of columns). Inside the body they hold
+/// the current iteration's values; after it, the final ones. A handle reassigned in a body but not carried must
+/// not be used after it.
+namespace detail {
+template <class H> struct IsHandles : std::bool_constant<std::derived_from<H, Tensor>> {};
+template <class H> struct IsHandles<std::vector<H>> : std::bool_constant<std::derived_from<H, Tensor>> {};
+} // namespace detail
+template <class H> concept Handles = detail::IsHandles<H>::value;
+
 class Carry {
 public:
   Carry() = default;
-  template <std::derived_from<Tensor>... H> explicit Carry(H &...handles) : handles_{&handles...} {}
+  template <Handles... H> explicit Carry(H &...handles) { (add(handles), ...); }
   const std::vector<Tensor *> &handles() const { return handles_; }
 
 private:
+  template <std::derived_from<Tensor> H> void add(H &handle) { handles_.push_back(&handle); }
+  template <std::derived_from<Tensor> H> void add(std::vector<H> &many) {
+    for (H &handle : many)
+      handles_.push_back(&handle);
+  }
   std::vector<Tensor *> handles_;
 };
-template <std::derived_from<Tensor>... H> Carry carry(H &...handles) { return Carry(handles...); }
+template <Handles... H> Carry carry(H &...handles) { return Carry(handles...); }
 
 /// for (i = begin; i < end; i += step) body(i), with the carried handles as loop-carried values (scf.for).
 void for_range(const Operand &begin, const Operand &end, const Operand &step, const Carry &carried,

@@ -17,13 +17,16 @@
 // waits for it. Waits go through inline assembly that takes the accumulator's registers in and out: every later
 // use reads them from the wait, so nothing touches them while the tensor cores write them (ptxas otherwise
 // serializes the wgmmas: warning C7514). With zero_rows_from, warpgroups whose rows are all zero branch around
-// their wgmmas (see the pattern).
+// their wgmmas (see the pattern). A dot whose result only feeds the accumulator of the next dot (a head dimension
+// read in pieces: Q K^T as a sum of dots) neither commits nor waits: wgmma orders the instructions on one
+// accumulator, so both dots issue as one group and the second's commit and wait cover the first.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Utility.h"
 
 #include "brick/Analysis/SharedMemory.h"
+#include "brick/Analysis/WarpGroupDotGroups.h"
 
 #include "mlir/IR/Matchers.h"
 
@@ -310,9 +313,10 @@ struct WarpGroupDotLowering : ConvertOpToLLVMPattern<brickgpu::WarpGroupDotOp> {
           acc[reg] = join->getArgument(i);
       }
     }
-    if (!oneTile)
+    const bool chained = joinsNextDotGroup(op);
+    if (!oneTile && !chained)
       NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-    if (!op.getIsAsync())
+    if (!op.getIsAsync() && !chained)
       acc = emitPinnedWait(b, loc, 0, acc);
     b.replaceOp(op, pack(b, loc, getTypeConverter()->convertType(dType), acc));
     return success();
