@@ -159,11 +159,6 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
     accelerate.wgmma = hopper;
     pm.addPass(mlir::brick::createBrickGPUAccelerateDot(accelerate));
     pm.addPass(mlir::brick::createBrickGPURemoveLayoutConversions());
-    // FlashAttention-3's overlap of one block's softmax with the next block's dots: rotated here, left in flight
-    // by brickgpu-overlap-dots. Not on the warp-specialized path, whose consumers release each slot after its dot.
-    const bool rotate = hopper && !options.warpSpecialize;
-    if (rotate)
-      pm.addPass(mlir::brick::createBrickGPURotateDotLoops());
     if (hopper && options.warpSpecialize) {
       mlir::brick::BrickGPUWarpSpecializeOptions specializing;
       specializing.numStages = options.numStages;
@@ -172,8 +167,6 @@ mlir::LogicalResult lowerModule(mlir::ModuleOp module, const CompileOptions &opt
     mlir::brick::BrickGPUPipelineOptions pipelining;
     pipelining.numStages = options.numStages;
     pm.addPass(mlir::brick::createBrickGPUPipeline(pipelining));
-    if (rotate)
-      pm.addPass(mlir::brick::createBrickGPUOverlapDots());
     // What the pipeline leaves behind: loop values only the copies it replaced read.
     pm.addPass(mlir::createRemoveDeadValuesPass());
     pm.addPass(mlir::createCanonicalizerPass());

@@ -94,22 +94,6 @@ def BrickGPURemoveLayoutConversions : Pass<"brickgpu-remove-layout-conversions",
   let dependentDialects = ["::mlir::brickgpu::BrickGPUDialect"];
 }
 
-def BrickGPURotateDotLoops : Pass<"brickgpu-rotate-dot-loops", "::mlir::ModuleOp"> {
-  let summary = "Rotate a loop whose second wgmma dot reads what follows from its first (attention) so both issue together";
-  let description = [{
-    In a loop whose body computes `s = warpgroup_dot(q, k_j)`, something of `s` (attention's softmax), then
-    `acc = warpgroup_dot(p, v_j, f(acc))` with `acc` carried, the second dot waits for the work between them. The
-    body splits into S2 (the second dot and what only it needs: loads, buffers and index math that do not follow
-    from a dot, the ops reading `acc`, shape ops and layout conversions) and S1 (the rest), and S1 runs one
-    iteration ahead: under `lo < hi`, S1 of the first iteration is peeled before the loop, the loop runs S1 of
-    iteration j + step up to its last dot, then S2 of iteration j, then the rest of S1; S2 of the last iteration
-    follows the loop. The values S2 reads of S1 (P and the correction) are carried in the layouts they have.
-    brickgpu-overlap-dots then keeps both dots in flight over the work after them. Loops that write memory, or
-    whose S2 would read S1's other carried values, are left alone. sm_90a, not warp-specialized.
-  }];
-  let dependentDialects = ["::mlir::brickgpu::BrickGPUDialect", "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
-}
-
 def BrickGPUWarpSpecialize : Pass<"brickgpu-warp-specialize", "::mlir::ModuleOp"> {
   let summary = "A TMA + wgmma K loop split into a producer warpgroup and consumer warpgroups (sm_90a)";
   let description = [{
@@ -167,19 +151,6 @@ def BrickGPUPipeline : Pass<"brickgpu-pipeline", "::mlir::ModuleOp"> {
     Option<"numStages", "num-stages", "unsigned", "3", "Buffers in each ring (iterations in flight + 1)">,
   ];
   let dependentDialects = ["::mlir::brickgpu::BrickGPUDialect", "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
-}
-
-def BrickGPUOverlapDots : Pass<"brickgpu-overlap-dots", "::mlir::ModuleOp"> {
-  let summary = "Leave wgmma dots in flight until their results are read, when another dot is issued before";
-  let description = [{
-    A synchronous `warpgroup_dot` whose result is first read after another dot is issued (a rotated attention
-    loop: the next block's scores, this block's P V, then the softmax of the scores) becomes asynchronous, and so
-    do the dots issued before its result is read; each gets a `warpgroup_dot_wait` right before the first op that
-    reads its result, may write memory (a buffer the dot still reads) or ends the block, leaving pending the groups
-    committed after it. A dot that joins the next one's commit group (its result only that dot's accumulator)
-    stays as it is. sm_90a.
-  }];
-  let dependentDialects = ["::mlir::brickgpu::BrickGPUDialect"];
 }
 
 def BrickGPULowerDescriptorLoads : Pass<"brickgpu-lower-descriptor-loads", "::mlir::ModuleOp"> {
