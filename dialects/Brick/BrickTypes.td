@@ -62,7 +62,9 @@ def Brick_Ptr : Type<CPred<"::llvm::isa<::mlir::brick::PointerType>($_self)">, "
                      "::mlir::brick::PointerType">;
 def Brick_Float : AnyTypeOf<[F16, BF16, F32, F64], "floating-point">;
 def Brick_Int : AnyTypeOf<[I1, I8, I16, I32, I64], "integer">;
-def Brick_Scalar : AnyTypeOf<[Brick_Int, Brick_Float, Brick_Ptr], "scalar">;
+// 8-bit floats are kept and moved, converted (arith.extf, arith.truncf) and multiplied by dots, not computed with.
+def Brick_Float8 : AnyTypeOf<[F8E4M3FN, F8E5M2], "8-bit float">;
+def Brick_Scalar : AnyTypeOf<[Brick_Int, Brick_Float, Brick_Float8, Brick_Ptr], "scalar">;
 
 // A block: a ranked tensor of rank 1 or more with a static, power-of-two shape (any encoding: brickgpu adds
 // layouts).

@@ -57,9 +57,11 @@ template <class Op> Tensor floatMath(const char *what, const Tensor &x, Loc loc)
     return kb->poison();
   if (kb->isPoison(value))
     return Access::wrap(value);
-  if (!isa<FloatType>(getElementTypeOrSelf(value.getType())))
-    return kb->fail(loc, std::string(what) + " needs floating-point values, got " + detail::describe(value.getType()) +
-                             "; convert with .to<f32>() first",
+  Type element = getElementTypeOrSelf(value.getType());
+  if (!isa<FloatType>(element) || element.getIntOrFloatBitWidth() == 8)
+    return kb->fail(loc, std::string(what) + (isa<FloatType>(element) ? ": 8-bit floats are not computed with, got "
+                                                                         : " needs floating-point values, got ") +
+                             detail::describe(value.getType()) + "; convert with .to<f32>() first",
                     bir::getTypeLike(value.getType(), kb->builder().getF32Type()));
   return Access::wrap(Op::create(kb->builder(), kb->location(loc), value));
 }

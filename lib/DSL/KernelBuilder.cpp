@@ -26,17 +26,20 @@ std::string_view name(DType type) {
   case DType::BF16: return "bf16";
   case DType::F32: return "f32";
   case DType::F64: return "f64";
+  case DType::F8E4M3: return "f8e4m3";
+  case DType::F8E5M2: return "f8e5m2";
   }
   return "?";
 }
 bool isFloat(DType type) {
-  return type == DType::F16 || type == DType::BF16 || type == DType::F32 || type == DType::F64;
+  return type == DType::F16 || type == DType::BF16 || type == DType::F32 || type == DType::F64 ||
+         type == DType::F8E4M3 || type == DType::F8E5M2;
 }
 bool isInteger(DType type) { return !isFloat(type); }
 unsigned bitWidth(DType type) {
   switch (type) {
   case DType::I1: return 1;
-  case DType::I8: return 8;
+  case DType::I8: case DType::F8E4M3: case DType::F8E5M2: return 8;
   case DType::I16: case DType::F16: case DType::BF16: return 16;
   case DType::I32: case DType::F32: return 32;
   case DType::I64: case DType::F64: return 64;
@@ -184,6 +187,8 @@ Type KernelBuilder::type(DType dtype) {
   case DType::BF16: return builder_.getBF16Type();
   case DType::F32: return builder_.getF32Type();
   case DType::F64: return builder_.getF64Type();
+  case DType::F8E4M3: return builder_.getType<Float8E4M3FNType>();
+  case DType::F8E5M2: return builder_.getType<Float8E5M2Type>();
   }
   return {};
 }
@@ -200,12 +205,16 @@ std::optional<DType> dtypeOf(Type elementType) {
   if (elementType.isBF16()) return DType::BF16;
   if (elementType.isF32()) return DType::F32;
   if (elementType.isF64()) return DType::F64;
+  if (isa<Float8E4M3FNType>(elementType)) return DType::F8E4M3;
+  if (isa<Float8E5M2Type>(elementType)) return DType::F8E5M2;
   return std::nullopt;
 }
 
 Value KernelBuilder::constant(Type type, double value, Loc loc) {
   if (type.isInteger())
     return constantInt(type, static_cast<int64_t>(value), loc);
+  if (type.getIntOrFloatBitWidth() == 8) // an f32 constant converted, as the GPU converts it
+    return convert(constant(builder_.getF32Type(), value, loc), type, loc);
   return arith::ConstantOp::create(builder_, location(loc), builder_.getFloatAttr(type, value));
 }
 
@@ -238,8 +247,13 @@ Value KernelBuilder::convert(Value value, Type to, Loc loc) {
                                : Value(arith::ExtSIOp::create(builder_, l, result, value));
     return arith::TruncIOp::create(builder_, l, result, value);
   }
+  // 8-bit floats convert to and from f32 (and what f32 converts to): never from f64 at once (two roundings would
+  // differ from the GPU's one), never to or from integers.
+  const bool from8 = fromFloat && from.getIntOrFloatBitWidth() == 8, to8 = toFloat && to.getIntOrFloatBitWidth() == 8;
+  if ((from8 && (!toFloat || to.isF64())) || (to8 && (!fromFloat || from.isF64())))
+    return convert(convert(value, builder_.getF32Type(), loc), to, loc);
   if (fromFloat && toFloat) {
-    // f16 <-> bf16 have the same width: go through f32.
+    // f16 <-> bf16 (and e4m3 <-> e5m2) have the same width: go through f32.
     if (from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth())
       return convert(convert(value, builder_.getF32Type(), loc), to, loc);
     if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())

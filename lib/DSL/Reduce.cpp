@@ -76,6 +76,9 @@ Tensor simpleReduce(const char *what, const Tensor &x, int axis, Loc loc,
   if (normalized < 0)
     return kb.poison(getElementTypeOrSelf(value.getType()));
   Type element = getElementTypeOrSelf(value.getType());
+  if (isa<FloatType>(element) && element.getIntOrFloatBitWidth() == 8)
+    return kb.fail(loc, std::string(what) + ": 8-bit floats are not computed with; convert with .to<f32>() first",
+                   kb.builder().getF32Type());
   if (widenForSum) {
     // Sums of narrow types would overflow or lose precision: add in i32 / f32, as Triton does.
     if (element.isInteger() && element.getIntOrFloatBitWidth() < 32)

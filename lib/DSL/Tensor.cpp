@@ -298,6 +298,9 @@ Tensor binary(BinaryOp op, const Operand &lhs, const Operand &rhs, Loc loc) {
   Type common = kb.promote(aElement, bElement);
   if (bitwise && isa<FloatType>(common))
     return typeError("bitwise operators need integers");
+  if (isa<FloatType>(common) && common.getIntOrFloatBitWidth() == 8)
+    return typeError("8-bit floats are stored, converted and multiplied by dot, not computed with: convert with "
+                     ".to<f32>() (or f16, bf16) first");
   // Arithmetic on booleans is arithmetic on i32, as in C.
   if (common.isInteger(1) && !bitwise && !isComparison(op) && op != BinaryOp::Max && op != BinaryOp::Min)
     common = kb.builder().getI32Type();

@@ -5,6 +5,7 @@
 #include "Engine.h"
 
 #include "brick/Dialect/Brick/BrickDialect.h"
+#include "brick/Support/Float8.h"
 #include "brick/Support/HalfFloat.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -34,6 +35,10 @@ int64_t elementCount(llvm::ArrayRef<int64_t> shape) {
 double roundToFloat(double value, Type type) {
   if (type.isF64())
     return value;
+  if (isa<Float8E4M3FNType>(type)) // from f32 or narrower only (the DSL converts f64 through f32)
+    return float8::decode(float8::e4m3fn, float8::encode(float8::e4m3fn, value));
+  if (isa<Float8E5M2Type>(type))
+    return float8::decode(float8::e5m2, float8::encode(float8::e5m2, value));
   float single = float(value);
   if (!type.isF16() && !type.isBF16())
     return single;

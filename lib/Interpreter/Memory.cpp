@@ -4,6 +4,7 @@
 
 #include "brick/Dialect/Brick/BrickDialect.h"
 #include "brick/Runtime/HostMemory.h"
+#include "brick/Support/Float8.h"
 #include "brick/Support/HalfFloat.h"
 
 #include "llvm/Support/Format.h"
@@ -16,6 +17,15 @@ using namespace mlir;
 namespace brick::interpreter::detail {
 
 namespace {
+
+/// The 8-bit float format of `element`, if it is one.
+const float8::Format *float8Format(Type element) {
+  if (isa<Float8E4M3FNType>(element))
+    return &float8::e4m3fn;
+  if (isa<Float8E5M2Type>(element))
+    return &float8::e5m2;
+  return nullptr;
+}
 
 template <class T> T loadAs(uintptr_t address) {
   T value;
@@ -33,6 +43,8 @@ double readReal(uintptr_t address, Type element) {
     return loadAs<double>(address);
   if (element.isF16())
     return halfToFloat(loadAs<uint16_t>(address));
+  if (const float8::Format *format = float8Format(element))
+    return float8::decode(*format, loadAs<uint8_t>(address));
   return bf16ToFloat(loadAs<uint16_t>(address));
 }
 void writeReal(uintptr_t address, Type element, double value) {
@@ -42,6 +54,8 @@ void writeReal(uintptr_t address, Type element, double value) {
     storeAs(address, value);
   else if (element.isF16())
     storeAs(address, floatToHalf(float(value)));
+  else if (const float8::Format *format = float8Format(element))
+    storeAs(address, float8::encode(*format, value));
   else
     storeAs(address, floatToBf16(float(value)));
 }
@@ -76,6 +90,8 @@ uint64_t bitsOf(double value, Type element) {
   } else if (element.isF32()) {
     float single = float(value);
     std::memcpy(&bits, &single, 4);
+  } else if (const float8::Format *format = float8Format(element)) {
+    bits = float8::encode(*format, value);
   } else {
     bits = element.isF16() ? floatToHalf(float(value)) : floatToBf16(float(value));
   }

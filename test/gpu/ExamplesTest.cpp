@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "brick/JIT/Autotune.h"
+#include "brick/Support/Float8.h"
+#include "brick/Support/HalfFloat.h"
 #include "brick/Runtime/Graph.h"
 #include "host.h"
 #include "Philox.h"
@@ -16,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 #include <set>
 
 using namespace brick;
@@ -664,6 +667,97 @@ TEST_P(Examples, RandomNumbersAreTheSameEverywhere) {
     double normal = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
     // The GPU's log and cos are PTX's approximate instructions.
     ASSERT_NEAR(gotNormals[i], normal, 2e-5 * (1 + std::fabs(normal))) << i;
+  }
+}
+
+// e4m3fn and e5m2: every code converts to f32, f16 and bf16 as the formats define it, and floats (from f32, f16
+// and bf16: every kind of value, ties, saturation, NaN) convert to the codes brick/Support/Float8.h gives, on the
+// interpreter and on the GPU (sm_90 code: PTX's cvt; sm_80 code: the same in integer arithmetic).
+TEST_P(Examples, Float8ConversionsMatchTheReferenceOnEveryCode) {
+  auto decode = brick::kernel("fp8_decode", [](Ptr<f8e4m3> e4, Ptr<f8e5m2> e5, Ptr<f32> f, Ptr<f16> h, Ptr<bf16> b) {
+    Tensor i = arange(0, 256);
+    Tensor x = load(e4 + i), y = load(e5 + i);
+    store(f + i, x.to<f32>()), store(h + i, x.to<f16>()), store(b + i, x.to<bf16>());
+    store(f + 256 + i, y.to<f32>()), store(h + 256 + i, y.to<f16>()), store(b + 256 + i, y.to<bf16>());
+  });
+  auto encode = brick::kernel("fp8_encode", [](Ptr<f32> f, Ptr<f16> h, Ptr<bf16> b, Ptr<f8e4m3> e4, Ptr<f8e5m2> e5,
+                                               Int n, Const<int> BLOCK) {
+    Tensor i = program_id(0) * BLOCK + arange(0, BLOCK);
+    Tensor x = load(f + i, i < n), y = load(h + i, i < n), z = load(b + i, i < n);
+    store(e4 + i, x.to<f8e4m3>(), i < n), store(e5 + i, x.to<f8e5m2>(), i < n);
+    store(e4 + n + i, y.to<f8e4m3>(), i < n), store(e5 + n + i, y.to<f8e5m2>(), i < n);
+    store(e4 + 2 * n + i, z.to<f8e4m3>(), i < n), store(e5 + 2 * n + i, z.to<f8e5m2>(), i < n);
+  });
+  using namespace examples::host;
+  // Floats: each code's value, the midpoints between neighbours (ties) and just off them, saturation and NaN, then
+  // random floats over the formats' range and past it.
+  std::vector<float> floats;
+  for (const float8::Format *format : {&float8::e4m3fn, &float8::e5m2})
+    for (int code = 0; code < 256; ++code) {
+      double value = float8::decode(*format, uint8_t(code)), next = float8::decode(*format, uint8_t(code + 1));
+      floats.push_back(float(value));
+      if (std::isfinite(value) && std::isfinite(next) && (code & 0x7f) < 0x7f) {
+        float midpoint = float((value + next) / 2);
+        floats.insert(floats.end(), {midpoint, std::nextafter(midpoint, INFINITY), std::nextafter(midpoint, -INFINITY)});
+      }
+    }
+  floats.insert(floats.end(), {INFINITY, -INFINITY, NAN, -NAN, 1e30f, -1e30f, 464.0f, 465.0f, 61440.0f, 1e-30f, -0.0f});
+  std::mt19937 rng(80);
+  std::uniform_real_distribution<double> exponent(-26, 20), mantissa(1, 2);
+  while (floats.size() < (onGpu(device()) ? 1000000u : 60000u))
+    floats.push_back(float(std::ldexp(mantissa(rng), int(exponent(rng))) * (rng() & 1 ? -1 : 1)));
+  const int n = int(floats.size());
+  std::vector<uint16_t> halves(n), bf16s(n);
+  for (int i = 0; i < n; ++i)
+    halves[i] = floatToHalf(floats[i]), bf16s[i] = floatToBf16(floats[i]);
+  std::vector<uint8_t> codes(256);
+  for (int code = 0; code < 256; ++code)
+    codes[code] = uint8_t(code);
+
+  std::vector<unsigned> targets{0};
+  if (onGpu(device()))
+    targets.push_back(80);
+  for (unsigned target : targets) {
+    SCOPED_TRACE(target ? "sm_80 code" : "the device's code");
+    LaunchOptions options{.device = &device()};
+    options.targetCapability = target;
+    auto dCodes = upload(device(), codes.data(), 256), f = poisoned(device(), 512 * 4), h = poisoned(device(), 512 * 2),
+         b = poisoned(device(), 512 * 2);
+    ASSERT_TRUE(dCodes && f && h && b);
+    ASSERT_FALSE(decode.launch(Grid{1}, options, *dCodes, *dCodes, *f, *h, *b));
+    std::string failure;
+    auto gotF = download<float>(*f, 512, failure);
+    auto gotH = download<uint16_t>(*h, 512, failure), gotB = download<uint16_t>(*b, 512, failure);
+    ASSERT_TRUE(failure.empty()) << failure;
+    for (int k = 0; k < 512; ++k) {
+      double expected = float8::decode(k < 256 ? float8::e4m3fn : float8::e5m2, uint8_t(k % 256));
+      if (std::isnan(expected)) {
+        EXPECT_TRUE(std::isnan(gotF[k]) && std::isnan(halfToFloat(gotH[k])) && std::isnan(bf16ToFloat(gotB[k]))) << k;
+        continue;
+      }
+      EXPECT_EQ(gotF[k], float(expected)) << (k < 256 ? "e4m3 " : "e5m2 ") << k % 256;
+      EXPECT_EQ(halfToFloat(gotH[k]), float(expected)) << k;
+      EXPECT_EQ(bf16ToFloat(gotB[k]), float(expected)) << k;
+      EXPECT_EQ(std::signbit(gotF[k]), std::signbit(expected)) << k;
+    }
+
+    auto dF = upload(device(), floats), dH = upload(device(), halves.data(), n * 2),
+         dB = upload(device(), bf16s.data(), n * 2), e4 = poisoned(device(), 3 * n), e5 = poisoned(device(), 3 * n);
+    ASSERT_TRUE(dF && dH && dB && e4 && e5);
+    ASSERT_FALSE(encode.launch(Grid{unsigned((n + 1023) / 1024)}, options, *dF, *dH, *dB, *e4, *e5, n, 1024));
+    auto gotE4 = download<uint8_t>(*e4, 3 * n, failure), gotE5 = download<uint8_t>(*e5, 3 * n, failure);
+    ASSERT_TRUE(failure.empty()) << failure;
+    int mismatches = 0;
+    for (int i = 0; i < 3 * n && mismatches < 10; ++i) {
+      float source = i < n ? floats[i] : i < 2 * n ? halfToFloat(halves[i - n]) : bf16ToFloat(bf16s[i - 2 * n]);
+      uint8_t wantE4 = floatToE4M3(source), wantE5 = floatToE5M2(source);
+      if (gotE4[i] != wantE4 || gotE5[i] != wantE5) {
+        ++mismatches;
+        ADD_FAILURE() << "from " << (i < n ? "f32 " : i < 2 * n ? "f16 " : "bf16 ") << source << ": e4m3 0x" << std::hex
+                      << int(gotE4[i]) << " (want 0x" << int(wantE4) << "), e5m2 0x" << int(gotE5[i]) << " (want 0x"
+                      << int(wantE5) << ")";
+      }
+    }
   }
 }
 

@@ -191,6 +191,31 @@ TEST(Diagnostics, IndependentMistakesAreAllReported) {
   EXPECT_THAT(result.diagnostics()[1].message, HasSubstr("exp needs floating-point values, got tensor<8xi32>"));
 }
 
+// 8-bit floats are loaded, stored, converted and multiplied by dots; arithmetic on them is an error at its line
+// that says to convert first (one message per mistake), while converting through them builds.
+TEST(Diagnostics, ArithmeticOnEightBitFloatsSaysToConvertFirst) {
+  int sumLine = 0, expLine = 0, reduceLine = 0;
+  auto k = kernel("k", [&](Ptr<f8e4m3> p, Ptr<f32> out) {
+    Tensor x = load(p + arange(0, 16));
+    sumLine = __LINE__ + 1;
+    Tensor y = x + x;
+    expLine = __LINE__ + 1;
+    Tensor z = exp(x);
+    reduceLine = __LINE__ + 1;
+    Tensor m = max(x, 0);
+    store(out + arange(0, 16), x.to<f32>() * 2.0f);
+    store(p + arange(0, 16), (x.to<f32>() * 2.0f).to<f8e4m3>());
+  });
+  BuildResult result = k.build();
+  ASSERT_EQ(result.diagnostics().size(), 3u) << result.errors();
+  EXPECT_EQ(result.diagnostics()[0].line, unsigned(sumLine));
+  EXPECT_THAT(result.diagnostics()[0].message, HasSubstr("8-bit floats are stored, converted and multiplied by dot"));
+  EXPECT_EQ(result.diagnostics()[1].line, unsigned(expLine));
+  EXPECT_THAT(result.diagnostics()[1].message, HasSubstr("exp: 8-bit floats are not computed with"));
+  EXPECT_EQ(result.diagnostics()[2].line, unsigned(reduceLine));
+  EXPECT_THAT(result.diagnostics()[2].message, HasSubstr("convert with .to<f32>() first"));
+}
+
 TEST(Diagnostics, UnsetHandle) {
   int line = 0;
   auto k = kernel("k", [&](Ptr<f32> p) {

@@ -186,6 +186,22 @@ TEST(Semantics, LoopCarriesVectorsOfHandles) {
   EXPECT_THAT(ir, ::testing::ContainsRegex("arith.addf %[0-9]+#0, %[0-9]+#1"));
 }
 
+TEST(Semantics, EightBitFloatsConvertThroughF32FromIntegersAndF64) {
+  std::string ir = irOf([](Ptr<f8e4m3> p, Ptr<f8e5m2> q, Ptr<f64> d, Ptr<i32> n) {
+    Tensor i = arange(0, 16);
+    Tensor x = load(p + i);
+    store(q + i, x.to<f8e5m2>());               // e4m3 -> f32 -> e5m2
+    store(p + i, load(d + i).to<f8e4m3>());     // f64 -> f32 -> e4m3: one rounding to 8 bits, from f32 as the GPU's
+    store(n + i, x.to<i32>());                  // e4m3 -> f32 -> i32
+    store(p + i, full<f8e4m3>({16}, 1.5));      // a constant: f32, converted
+  });
+  EXPECT_THAT(ir, ::testing::ContainsRegex("arith.extf %[0-9]+ : tensor<16xf8E4M3FN> to tensor<16xf32>"));
+  EXPECT_THAT(ir, ::testing::ContainsRegex("arith.truncf %[0-9]+ : tensor<16xf32> to tensor<16xf8E5M2>"));
+  EXPECT_THAT(ir, ::testing::ContainsRegex("arith.truncf %[0-9]+ : tensor<16xf64> to tensor<16xf32>"));
+  EXPECT_THAT(ir, ::testing::ContainsRegex("arith.fptosi %[0-9]+ : tensor<16xf32> to tensor<16xi32>"));
+  EXPECT_THAT(ir, ::testing::Not(HasSubstr("f64> to tensor<16xf8")));
+}
+
 TEST(Semantics, IfSelectsCarriedValues) {
   std::string ir = irOf([](Ptr<f32> p, Int n) {
     Tensor x = zeros<f32>({8});

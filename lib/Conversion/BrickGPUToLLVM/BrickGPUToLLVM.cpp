@@ -72,6 +72,7 @@ struct ConvertBrickGPUToLLVMPass : impl::ConvertBrickGPUToLLVMBase<ConvertBrickG
     RewritePatternSet patterns(context);
     lowering::populateProgramPatterns(converter, patterns, loweringContext);
     lowering::populateElementwisePatterns(converter, patterns, loweringContext);
+    lowering::populateFloat8Patterns(converter, patterns, loweringContext);
     lowering::populateMemoryPatterns(converter, patterns, loweringContext);
     lowering::populateReducePatterns(converter, patterns, loweringContext);
     lowering::populateScanPatterns(converter, patterns, loweringContext);

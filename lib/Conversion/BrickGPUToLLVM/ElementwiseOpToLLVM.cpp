@@ -18,9 +18,11 @@ bool hasLayout(Type type) { return isa<RankedTensorType>(type) && brickgpu::getL
 
 /// Any elementwise arith or math op on blocks with layouts.
 struct ElementwiseOpLowering : ConversionPattern {
-  ElementwiseOpLowering(LLVMTypeConverter &converter, MLIRContext *context)
+  ElementwiseOpLowering(LLVMTypeConverter &converter, MLIRContext *context, unsigned computeCapability)
       // Above MLIR's arith/math patterns, which would take a block for one value.
-      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/10, context) {}
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/10, context),
+        computeCapability(computeCapability) {}
+  unsigned computeCapability;
 
   LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                                 ConversionPatternRewriter &rewriter) const override {
@@ -44,6 +46,16 @@ struct ElementwiseOpLowering : ConversionPattern {
       return success();
     }
     SmallVector<Value> results;
+    // 8-bit floats are i8 codes in registers: their conversions are not arith ops on the scalars.
+    if (isa<arith::TruncFOp, arith::ExtFOp>(op)) {
+      Type from = getElementTypeOrSelf(op->getOperand(0).getType()), to = tensorType.getElementType();
+      if (isa<Float8E4M3FNType, Float8E5M2Type>(from) || isa<Float8E4M3FNType, Float8E5M2Type>(to)) {
+        for (unsigned reg = 0; reg < registers; ++reg)
+          results.push_back(convertFloat8(rewriter, loc, perOperand[0][reg], from, to, computeCapability));
+        rewriter.replaceOp(op, pack(rewriter, loc, structType, results));
+        return success();
+      }
+    }
     for (unsigned reg = 0; reg < registers; ++reg) {
       SmallVector<Value> scalars;
       for (auto &elements : perOperand)
@@ -148,7 +160,10 @@ struct BlockConstantLowering : ConvertOpToLLVMPattern<arith::ConstantOp> {
       return lowerTable(op, rewriter);
     Location loc = op.getLoc();
     Type elementType = getTypeConverter()->convertType(splat.getElementType());
-    Value scalar = LLVM::ConstantOp::create(rewriter, loc, elementType, splat.getSplatValue<TypedAttr>());
+    TypedAttr element = splat.getSplatValue<TypedAttr>();
+    if (isa<Float8E4M3FNType, Float8E5M2Type>(splat.getElementType())) // an i8 code
+      element = rewriter.getIntegerAttr(elementType, cast<FloatAttr>(element).getValue().bitcastToAPInt().getZExtValue());
+    Value scalar = LLVM::ConstantOp::create(rewriter, loc, elementType, element);
     auto structType = cast<LLVM::LLVMStructType>(getTypeConverter()->convertType(op.getType()));
     SmallVector<Value> copies(structType.getBody().size(), scalar);
     rewriter.replaceOp(op, pack(rewriter, loc, structType, copies));
@@ -258,7 +273,7 @@ struct FastDivisionLowering : ConvertOpToLLVMPattern<arith::DivFOp> {
 void populateElementwisePatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns,
                                  const LoweringContext &context) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<ElementwiseOpLowering>(converter, ctx);
+  patterns.add<ElementwiseOpLowering>(converter, ctx, context.computeCapability);
   patterns.add<AddPtrLowering, SplatLowering, MakeRangeLowering>(converter);
   patterns.add<BlockConstantLowering>(converter);
   if (context.fastMath) {

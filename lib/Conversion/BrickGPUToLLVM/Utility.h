@@ -127,6 +127,10 @@ Ownership getOwnership(OpBuilder &builder, Location loc, Type blockOrScalarType)
 
 /// The patterns of each op family.
 void populateElementwisePatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
+void populateFloat8Patterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
+/// `value` (an LLVM scalar of `from`: an i8 code when `from` is an 8-bit float) converted to `to`, when either is
+/// e4m3fn or e5m2 (Float8ToLLVM.cpp).
+Value convertFloat8(OpBuilder &b, Location loc, Value value, Type from, Type to, unsigned computeCapability);
 void populateMemoryPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateReducePatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
 void populateScanPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns, const LoweringContext &context);
