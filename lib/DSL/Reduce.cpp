@@ -228,11 +228,15 @@ Tensor dotImpl(const Tensor &a, const Tensor &b, const Tensor *acc, std::optiona
     return kb.fail(loc, "dot: inner dimensions differ: a is " + detail::describeShape(aType.getShape()) + " and b is " +
                             detail::describeShape(bType.getShape()) + " (K = " + std::to_string(k) + " vs " +
                             std::to_string(bK) + ")", resultType);
-  if (element != bType.getElementType())
+  // 8-bit floats pair with each other in any combination (e4m3 x e5m2), as the tensor cores take them.
+  auto isFloat8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
+  bool float8 = isFloat8(element) && isFloat8(bType.getElementType());
+  if (element != bType.getElementType() && !float8)
     return kb.fail(loc, "dot: a and b must have one element type, got " + detail::describe(element) + " and " +
                             detail::describe(bType.getElementType()) + "; convert one with .to<T>()", resultType);
-  if (!(element.isF16() || element.isBF16() || element.isF32() || isInt8))
-    return kb.fail(loc, "dot: inputs must be f16, bf16, f32 or i8, got " + detail::describe(element), resultType);
+  if (!(element.isF16() || element.isBF16() || element.isF32() || isInt8 || float8))
+    return kb.fail(loc, "dot: inputs must be f16, bf16, f32, i8, f8e4m3 or f8e5m2, got " + detail::describe(element),
+                   resultType);
   Location l = kb.location(loc);
   if (c) {
     auto cType = dyn_cast<RankedTensorType>(c.getType());

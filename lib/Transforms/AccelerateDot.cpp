@@ -36,6 +36,8 @@ using brickgpu::DotOperandEncodingAttr;
 using brickgpu::MmaEncodingAttr;
 using brickgpu::SharedEncodingAttr;
 
+bool isFloat8(Type type) { return isa<Float8E4M3FNType, Float8E5M2Type>(type); }
+
 /// kWidth (elements along K per 32-bit register) of the mma.sync that takes this dot, or nothing.
 std::optional<unsigned> mmaKWidth(DotOp dot) {
   Type a = getElementTypeOrSelf(dot.getA().getType()), b = getElementTypeOrSelf(dot.getB().getType());
@@ -239,7 +241,8 @@ std::optional<WgmmaPlan> planWgmma(DotOp dot, unsigned numWarps, int64_t aRegist
   // bits (6.7e-4 relative error at K = 1000 on an H100), where mma.sync takes them rounded to nearest (cvt.rna).
   bool sixteenBit = (a.isF16() || a.isBF16()) && acc.isF32();
   bool int8 = a.isInteger(8) && acc.isInteger(32);
-  if (a != b || !(sixteenBit || int8) || numWarps % 4 != 0)
+  bool float8 = isFloat8(a) && isFloat8(b) && acc.isF32(); // e4m3 and e5m2 in any pairing
+  if ((a != b && !float8) || !(sixteenBit || int8 || float8) || numWarps % 4 != 0)
     return std::nullopt;
   auto c = cast<RankedTensorType>(dot.getType());
   int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = cast<RankedTensorType>(dot.getA().getType()).getDimSize(1);
@@ -287,8 +290,8 @@ std::optional<WgmmaPlan> planWgmma(DotOp dot, unsigned numWarps, int64_t aRegist
   };
   WgmmaPlan plan;
   // A's fragments: 4 registers per 16 rows of a warp and K step.
-  plan.aInRegisters =
-      computedInRegisters(dot.getA()) && m / (16 * int64_t(warps[0])) * (k / instrK) * 4 <= aRegisterRoom;
+  plan.aInRegisters = !float8 && computedInRegisters(dot.getA()) &&
+                      m / (16 * int64_t(warps[0])) * (k / instrK) * 4 <= aRegisterRoom;
   if (!plan.aInRegisters)
     plan.aShared = shared(dot.getA(), 1, 64);
   plan.bShared = shared(dot.getB(), 0, instrN);
@@ -377,6 +380,21 @@ struct AccelerateDotPass : impl::BrickGPUAccelerateDotBase<AccelerateDotPass> {
         dot.erase();
         eraseUnused(operands);
         continue;
+      }
+      // An 8-bit float dot wgmma does not take (before sm_90a, or an operand not stored along K) multiplies
+      // f16 copies of its operands: f16 holds every e4m3fn and e5m2 value, so the products are the same.
+      if (isFloat8(getElementTypeOrSelf(dot.getA().getType()))) {
+        OpBuilder builder(dot);
+        auto widen = [&](Value operand) -> Value {
+          auto type = cast<RankedTensorType>(operand.getType());
+          return arith::ExtFOp::create(builder, dot.getLoc(), type.clone(builder.getF16Type()), operand);
+        };
+        auto wide = DotOp::create(builder, dot.getLoc(), dot.getType(), widen(dot.getA()), widen(dot.getB()),
+                                  dot.getC(), dot.getZeroRowsFrom(), dot.getInputPrecision(),
+                                  dot.getMaxNumImpreciseAcc());
+        dot.replaceAllUsesWith(wide.getResult());
+        dot.erase();
+        dot = wide;
       }
       std::optional<unsigned> kWidth = computeCapability >= 80 ? mmaKWidth(dot) : std::nullopt;
       auto a = cast<RankedTensorType>(dot.getA().getType());

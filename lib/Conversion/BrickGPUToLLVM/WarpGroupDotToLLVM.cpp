@@ -78,6 +78,10 @@ NVVM::WGMMATypes wgmmaType(Type type) {
     return NVVM::WGMMATypes::bf16;
   if (type.isF32())
     return NVVM::WGMMATypes::tf32;
+  if (isa<Float8E4M3FNType>(type))
+    return NVVM::WGMMATypes::e4m3;
+  if (isa<Float8E5M2Type>(type))
+    return NVVM::WGMMATypes::e5m2;
   return NVVM::WGMMATypes::s8;
 }
 
@@ -226,7 +230,9 @@ struct WarpGroupDotLowering : ConvertOpToLLVMPattern<brickgpu::WarpGroupDotOp> {
         value = LLVM::PoisonOp::create(b, loc, value.getType());
     Type llvmAcc = getTypeConverter()->convertType(accElement);
     auto tileType = LLVM::LLVMStructType::getLiteral(context, SmallVector<Type>(instrN / 2, llvmAcc));
+    // B's type; A's may differ (an e4m3 x e5m2 dot).
     NVVM::WGMMATypes inputType = wgmmaType(input);
+    NVVM::WGMMATypes aInputType = a ? wgmmaType(a->type.getElementType()) : inputType;
     NVVM::WGMMATypes accType = accElement.isF32() ? NVVM::WGMMATypes::f32 : NVVM::WGMMATypes::s32;
     auto layoutA = !a || a->kMajor() ? NVVM::MMALayout::row : NVVM::MMALayout::col;
     auto layoutB = bOp.kMajor() ? NVVM::MMALayout::col : NVVM::MMALayout::row;
@@ -294,7 +300,7 @@ struct WarpGroupDotLowering : ConvertOpToLLVMPattern<brickgpu::WarpGroupDotOp> {
           }
           tile = NVVM::WgmmaMmaAsyncOp::create(
               b, loc, tileType, tile, descriptor(aBase, a->byteOffset(k, m)), descriptor(bBase, bOp.byteOffset(k, n)),
-              NVVM::MMAShapeAttr::get(context, 64, instrN, instrK), NVVM::WGMMATypesAttr::get(context, inputType),
+              NVVM::MMAShapeAttr::get(context, 64, instrN, instrK), NVVM::WGMMATypesAttr::get(context, aInputType),
               NVVM::WGMMATypesAttr::get(context, inputType), NVVM::WGMMATypesAttr::get(context, accType),
               NVVM::WGMMAScaleOutAttr::get(context, accumulate ? NVVM::WGMMAScaleOut::one : NVVM::WGMMAScaleOut::zero),
               one, one,

@@ -260,9 +260,16 @@ LogicalResult DotOp::verify() {
     return emitOpError() << "accumulator " << cType << " must be " << aType.getDimSize(m) << "x"
                          << bType.getDimSize(k) << " for a: " << aType << " and b: " << bType;
   Type aElt = aType.getElementType(), bElt = bType.getElementType(), cElt = cType.getElementType();
-  if (aElt != bElt)
+  // 8-bit floats multiply each other in any pairing (e4m3 x e5m2 too, as wgmma takes them).
+  auto isFloat8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
+  if (isFloat8(aElt) || isFloat8(bElt)) {
+    if (!isFloat8(aElt) || !isFloat8(bElt))
+      return emitOpError() << "an 8-bit float dot takes 8-bit floats on both sides, got " << aElt << " and " << bElt;
+    if (!cElt.isF32())
+      return emitOpError() << "an 8-bit float dot accumulates in f32, not " << cElt;
+  } else if (aElt != bElt) {
     return emitOpError() << "a and b must have the same element type, got " << aElt << " and " << bElt;
-  if (aElt.isInteger(8)) {
+  } else if (aElt.isInteger(8)) {
     if (!cElt.isInteger(32))
       return emitOpError() << "an i8 dot accumulates in i32, not " << cElt;
   } else if (aElt.isF16() || aElt.isBF16() || aElt.isF32()) {
@@ -270,7 +277,7 @@ LogicalResult DotOp::verify() {
       return emitOpError() << "a " << aElt << " dot accumulates in f32" << (aElt.isF16() ? " or f16" : "")
                            << ", not " << cElt;
   } else {
-    return emitOpError() << "dot supports f16, bf16, f32 and i8 inputs, not " << aElt;
+    return emitOpError() << "dot supports f16, bf16, f32, i8, e4m3fn and e5m2 inputs, not " << aElt;
   }
   if (getInputPrecision() != InputPrecision::ieee && !aElt.isF32())
     return emitOpError() << "inputPrecision = " << stringifyInputPrecision(getInputPrecision())

@@ -708,7 +708,9 @@ LogicalResult WarpGroupDotOp::verify() {
   if (aShape.size() != 2 || b.getShape().size() != 2 || aShape[1] != b.getShape()[0] || aShape[0] != d.getDimSize(0) ||
       b.getShape()[1] != d.getDimSize(1))
     return emitOpError() << "multiplies M x K by K x N into M x N; got " << a << " * " << b << " -> " << d;
-  if (aElement != b.getElementType())
+  // One element type, or two 8-bit floats (wgmma takes e4m3 x e5m2).
+  auto isFloat8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
+  if (aElement != b.getElementType() && !(isFloat8(aElement) && isFloat8(b.getElementType())))
     return emitOpError() << "operands of one element type; got " << aElement << " and " << b.getElementType();
   // Each warpgroup's instruction tile must lie inside the block.
   ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
