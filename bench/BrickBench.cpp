@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "brick/JIT/JIT.h"
+#include "brick/Support/Float8.h"
 #include "brick/Support/HalfFloat.h"
 #include "attention.h"
 #include "matmul.h"
@@ -1121,6 +1122,67 @@ void benchLaunchCost() {
   std::printf(",\n  \"runtime_launch_us\": %.2f,\n  \"driver_launch_us\": %.2f", runtimeLaunch, driverLaunch);
 }
 
+//===----------------------------------------------------------------------===//
+// FP8 GEMM (examples::matmulDescriptorsTransposedB<f8e4m3, bf16>): A M x K and B N x K in e4m3, C in bf16, no
+// scales yet; TFLOP/s and the relative error against float64 of the codes (bench/fp8.py puts cuBLAS beside it).
+//===----------------------------------------------------------------------===//
+
+/// BRICK_BENCH_FP8_SHAPES="M,N,K;..." at each swept config (BLOCK_M,BLOCK_N,BLOCK_K,GROUP_M,warps,stages[,ws]).
+void benchFp8(const std::vector<examples::MatmulConfig> &sweep) {
+  const char *list = std::getenv("BRICK_BENCH_FP8_SHAPES");
+  if (!list || !*list || sweep.empty())
+    fail("--fp8 CFG...: BRICK_BENCH_FP8_SHAPES lists M,N,K;... (bench/fp8.py sets it)");
+  static auto kernel = examples::matmulDescriptorsTransposedB<f8e4m3, bf16>();
+  std::stringstream stream(list);
+  for (std::string item; std::getline(stream, item, ';');) {
+    int m = 0, n = 0, k = 0;
+    if (std::sscanf(item.c_str(), "%d,%d,%d", &m, &n, &k) != 3)
+      fail("an FP8 shape is M,N,K, got '" + item + "'");
+    std::mt19937 rng(8);
+    auto codes = [&](size_t count) {
+      std::vector<uint8_t> out(count);
+      for (uint8_t &code : out) // values of magnitude 2^-3 to 2^1 of either sign: no NaN, no saturation
+        code = floatToE4M3(std::ldexp(1.0f + float(rng() % 8) / 8, int(rng() % 5) - 3) * (rng() & 1 ? -1 : 1));
+      return out;
+    };
+    std::vector<uint8_t> a = codes(size_t(m) * k), b = codes(size_t(n) * k);
+    DeviceBuffer da = allocate(a.size()), db = allocate(b.size()), dc = allocate(size_t(m) * n * 2);
+    check(da.copyFromHost(a.data(), a.size()));
+    check(db.copyFromHost(b.data(), b.size()));
+    for (size_t index = 0; index < sweep.size(); ++index) {
+      const examples::MatmulConfig &config = sweep[index];
+      LaunchOptions options{.numWarps = config.warps, .numStages = config.stages, .warpSpecialize = config.warpSpecialize,
+                            .device = device};
+      auto launch = [&] {
+        return kernel.launch(
+            Grid{config.programs(m, n)}, options, TensorDescriptorArg::of(da, {m, k}, {k, 1}, {config.blockM, config.blockK}),
+            TensorDescriptorArg::of(db, {n, k}, {k, 1}, {config.blockN, config.blockK}),
+            TensorDescriptorArg::of(dc, {m, n}, {n, 1}, {config.blockM, config.blockN}), m, n, k, config.blockM,
+            config.blockN, config.blockK, config.groupM);
+      };
+      std::string key = item + "_cfg" + std::to_string(index);
+      if (runtime::Error error = launch()) {
+        std::printf(",\n  \"%s_skipped\": \"%s\"", key.c_str(), jsonEscaped(error.message()).c_str());
+        continue;
+      }
+      std::vector<uint16_t> out(size_t(m) * n);
+      check(dc.copyToHost(out.data(), out.size() * 2));
+      double errorSquared = 0, normSquared = 0;
+      for (int sample = 0; sample < 256; ++sample) {
+        int i = int(rng() % m), j = int(rng() % n);
+        double ref = 0;
+        for (int p = 0; p < k; ++p)
+          ref += double(e4m3ToFloat(a[size_t(i) * k + p])) * e4m3ToFloat(b[size_t(j) * k + p]);
+        double got = bf16ToFloat(out[size_t(i) * n + j]);
+        errorSquared += (got - ref) * (got - ref), normSquared += ref * ref;
+      }
+      double ms = medianMilliseconds([&] { check(launch()); }, 30);
+      std::printf(",\n  \"%s_TFLOPs\": %.1f,\n  \"%s_error\": %.2e", key.c_str(), 2.0 * m * n * k / ms / 1e9,
+                  key.c_str(), std::sqrt(errorSquared / normSquared));
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   bool sweep = argc > 1 && std::string(argv[1]) == "--softmax-sweep";
   bool matmulOnly = argc > 1 && std::string(argv[1]) == "--matmul";
@@ -1158,6 +1220,8 @@ int main(int argc, char **argv) {
     return withConfigs(parseMoeConfig, benchMoe);
   if (argc > 1 && std::string(argv[1]) == "--attention")
     return withConfigs(parseAttentionConfig, benchAttention);
+  if (argc > 1 && std::string(argv[1]) == "--fp8")
+    return withConfigs(parseMatmulConfig, benchFp8);
   if (argc > 1 && std::string(argv[1]) == "--launch") { // the cached launch's host cost alone
     benchLaunchCost();
     std::printf("\n}\n");

@@ -1,0 +1,61 @@
+"""FP8 GEMM: Brick (brick-bench --fp8, examples::matmulDescriptorsTransposedB<f8e4m3, bf16>) against cuBLAS's FP8
+(torch._scaled_mm, per-tensor scales of 1) and its bf16 GEMM, one run.
+
+  bench/run gpu-package --fp8 CFG...      (CFG: BLOCK_M,BLOCK_N,BLOCK_K,GROUP_M,warps,stages[,ws], a sweep)
+  BRICK_BENCH_FP8_SHAPES="M,N,K;..." replaces the shapes (default: 4096^3, 8192^3, DeepSeek-V3's M 4096 GEMMs).
+
+A is M x K and B is N x K (a weight), both e4m3 along K (what FP8 tensor cores read), C is bf16. TFLOP/s are
+2 M N K over the median time. Brick's FP8 has no scales and no promotion of its partial sums yet: its relative
+error against float64 is printed beside.
+"""
+import json
+import os
+import subprocess
+
+import torch
+from triton.testing import do_bench
+
+SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (4096, 2112, 7168), (4096, 24576, 1536), (4096, 7168, 16384),
+          (4096, 4096, 7168), (4096, 7168, 2048)]
+
+
+def shapes():
+    if os.environ.get("BRICK_BENCH_FP8_SHAPES"):
+        return [tuple(int(x) for x in s.split(",")) for s in os.environ["BRICK_BENCH_FP8_SHAPES"].split(";")]
+    return SHAPES
+
+
+def anchors(m, n, k):
+    a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
+    b = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn)
+    one = torch.ones((), device="cuda")
+    flops = 2 * m * n * k
+    fp8 = flops / do_bench(lambda: torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16),
+                           warmup=10, rep=100, return_mode="median") / 1e9
+    x, y = a.to(torch.bfloat16), b.to(torch.bfloat16)
+    bf16 = flops / do_bench(lambda: x @ y.t(), warmup=10, rep=100, return_mode="median") / 1e9
+    return fp8, bf16
+
+
+def main(binary, configs):
+    listed = shapes()
+    env = dict(os.environ, BRICK_BENCH_FP8_SHAPES=";".join(",".join(map(str, s)) for s in listed))
+    brick = json.loads(subprocess.run([binary, "--fp8", *configs], check=True, capture_output=True, text=True,
+                                      env=env).stdout)
+    print(brick["device"])
+    print(f"{'FP8 GEMM (TFLOP/s)':24s} {'Brick':>7s} {'config':>22s} {'cuBLAS fp8':>10s} {'cuBLAS bf16':>11s} "
+          f"{'/fp8':>6s} {'/bf16':>6s}  error")
+    theirs = {}
+    for m, n, k in listed:
+        key = f"{m},{n},{k}"
+        ours = {name: value for name, value in brick.items() if name.startswith(key + "_cfg") and name.endswith("_TFLOPs")}
+        if not ours:
+            continue
+        best = max(ours, key=ours.get)
+        fp8, bf16 = anchors(m, n, k)
+        theirs[key] = {"cublas_fp8": fp8, "cublas_bf16": bf16}
+        config = configs[int(best[len(key) + 4:-7])]
+        error = brick[best[:-7] + "_error"]
+        print(f"{m}x{n}x{k:<12} {ours[best]:7.1f} {config:>22s} {fp8:10.1f} {bf16:11.1f} {ours[best] / fp8:6.2f} "
+              f"{ours[best] / bf16:6.2f}  {error:.1e}")
+    print(json.dumps({"brick": brick, "anchors": theirs}))
