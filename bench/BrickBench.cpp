@@ -11,6 +11,7 @@
 #include "brick/Support/HalfFloat.h"
 #include "attention.h"
 #include "matmul.h"
+#include "matmul_fp8.h"
 #include "host.h"
 #include "moe_layer.h"
 #include "softmax.h"
@@ -1173,6 +1174,51 @@ void benchFp8(const std::vector<examples::MatmulConfig> &sweep) {
         double ref = 0;
         for (int p = 0; p < k; ++p)
           ref += double(e4m3ToFloat(a[size_t(i) * k + p])) * e4m3ToFloat(b[size_t(j) * k + p]);
+        double got = bf16ToFloat(out[size_t(i) * n + j]);
+        errorSquared += (got - ref) * (got - ref), normSquared += ref * ref;
+      }
+      double ms = medianMilliseconds([&] { check(launch()); }, 30);
+      std::printf(",\n  \"%s_TFLOPs\": %.1f,\n  \"%s_error\": %.2e", key.c_str(), 2.0 * m * n * k / ms / 1e9,
+                  key.c_str(), std::sqrt(errorSquared / normSquared));
+    }
+    // DeepSeek-V3's block scales (examples::matmulFp8BlockScaled): BLOCK_K is 128 there, the configs' BLOCK_K is
+    // not used; K must be a multiple of 128.
+    if (k % 128 != 0)
+      continue;
+    static auto blockScaled = examples::matmulFp8BlockScaled();
+    std::vector<float> scaleA(size_t(k / 128) * m), scaleB(size_t((n + 127) / 128) * (k / 128));
+    for (float &scale : scaleA)
+      scale = std::ldexp(1.0f + float(rng() % 16) / 16, int(rng() % 5) - 2);
+    for (float &scale : scaleB)
+      scale = std::ldexp(1.0f + float(rng() % 16) / 16, int(rng() % 5) - 2);
+    DeviceBuffer dScaleA = allocate(scaleA.size() * 4), dScaleB = allocate(scaleB.size() * 4);
+    check(dScaleA.copyFromHost(scaleA.data(), scaleA.size() * 4));
+    check(dScaleB.copyFromHost(scaleB.data(), scaleB.size() * 4));
+    for (size_t index = 0; index < sweep.size(); ++index) {
+      const examples::MatmulConfig &config = sweep[index];
+      LaunchOptions options{.numWarps = config.warps, .numStages = config.stages, .warpSpecialize = config.warpSpecialize,
+                            .device = device};
+      auto launch = [&] {
+        return blockScaled.launch(
+            Grid{config.programs(m, n)}, options, TensorDescriptorArg::of(da, {m, k}, {k, 1}, {config.blockM, 128}),
+            TensorDescriptorArg::of(db, {n, k}, {k, 1}, {config.blockN, 128}),
+            TensorDescriptorArg::of(dc, {m, n}, {n, 1}, {config.blockM, config.blockN}), dScaleA, dScaleB, m, n, k,
+            config.blockM, config.blockN, config.groupM);
+      };
+      std::string key = item + "_block_cfg" + std::to_string(index);
+      if (runtime::Error error = launch()) {
+        std::printf(",\n  \"%s_skipped\": \"%s\"", key.c_str(), jsonEscaped(error.message()).c_str());
+        continue;
+      }
+      std::vector<uint16_t> out(size_t(m) * n);
+      check(dc.copyToHost(out.data(), out.size() * 2));
+      double errorSquared = 0, normSquared = 0;
+      for (int sample = 0; sample < 256; ++sample) {
+        int i = int(rng() % m), j = int(rng() % n);
+        double ref = 0;
+        for (int p = 0; p < k; ++p)
+          ref += double(e4m3ToFloat(a[size_t(i) * k + p])) * e4m3ToFloat(b[size_t(j) * k + p]) *
+                 scaleA[size_t(p / 128) * m + i] * scaleB[size_t(j / 128) * (k / 128) + p / 128];
         double got = bf16ToFloat(out[size_t(i) * n + j]);
         errorSquared += (got - ref) * (got - ref), normSquared += ref * ref;
       }

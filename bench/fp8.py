@@ -5,8 +5,9 @@
   BRICK_BENCH_FP8_SHAPES="M,N,K;..." replaces the shapes (default: 4096^3, 8192^3, DeepSeek-V3's M 4096 GEMMs).
 
 A is M x K and B is N x K (a weight), both e4m3 along K (what FP8 tensor cores read), C is bf16. TFLOP/s are
-2 M N K over the median time. Brick's FP8 has no scales and no promotion of its partial sums yet: its relative
-error against float64 is printed beside.
+2 M N K over the median time. Two Brick kernels: without scales (partial sums not promoted: its relative error
+against float64 is printed beside), and examples::matmulFp8BlockScaled (DeepSeek-V3's 1 x 128 and 128 x 128 block
+scales, promoted to f32 every 128 of K) against cuBLAS's block-scaled _scaled_mm.
 """
 import json
 import os
@@ -32,9 +33,17 @@ def anchors(m, n, k):
     flops = 2 * m * n * k
     fp8 = flops / do_bench(lambda: torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16),
                            warmup=10, rep=100, return_mode="median") / 1e9
+    block = 0.0
+    try:  # DeepSeek-V3's scheme: 1x128 blocks of A, 128x128 blocks of B (the anchors' call)
+        sa = torch.ones(m, k // 128, device="cuda").t().contiguous().t()
+        sb = torch.ones(n // 128, k // 128, device="cuda").t()
+        block = flops / do_bench(lambda: torch._scaled_mm(a, b.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16),
+                                 warmup=10, rep=100, return_mode="median") / 1e9
+    except Exception as e:  # shapes cuBLAS's block scaling does not take
+        print(f"# cuBLAS block-scaled {m}x{n}x{k}: {type(e).__name__}")
     x, y = a.to(torch.bfloat16), b.to(torch.bfloat16)
     bf16 = flops / do_bench(lambda: x @ y.t(), warmup=10, rep=100, return_mode="median") / 1e9
-    return fp8, bf16
+    return fp8, bf16, block
 
 
 def main(binary, configs):
@@ -52,10 +61,18 @@ def main(binary, configs):
         if not ours:
             continue
         best = max(ours, key=ours.get)
-        fp8, bf16 = anchors(m, n, k)
-        theirs[key] = {"cublas_fp8": fp8, "cublas_bf16": bf16}
+        fp8, bf16, block = anchors(m, n, k)
+        theirs[key] = {"cublas_fp8": fp8, "cublas_bf16": bf16, "cublas_block_scaled": block}
         config = configs[int(best[len(key) + 4:-7])]
         error = brick[best[:-7] + "_error"]
         print(f"{m}x{n}x{k:<12} {ours[best]:7.1f} {config:>22s} {fp8:10.1f} {bf16:11.1f} {ours[best] / fp8:6.2f} "
               f"{ours[best] / bf16:6.2f}  {error:.1e}")
+        scaled = {name: value for name, value in brick.items()
+                  if name.startswith(key + "_block_cfg") and name.endswith("_TFLOPs")}
+        if scaled:
+            best = max(scaled, key=scaled.get)
+            config = configs[int(best[len(key) + 10:-7])]
+            versus = f"{scaled[best] / block:6.2f}" if block else f"{'-':>6s}"
+            print(f"{'  block-scaled':24s} {scaled[best]:7.1f} {config:>22s} {block:10.1f} {'(cuBLAS block-scaled)':>11s} "
+                  f"{versus} {'':6s}  {brick[best[:-7] + '_error']:.1e}")
     print(json.dumps({"brick": brick, "anchors": theirs}))

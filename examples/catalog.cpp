@@ -4,6 +4,7 @@
 
 #include "attention.h"
 #include "matmul.h"
+#include "matmul_fp8.h"
 #include "moe.h"
 #include "softmax.h"
 #include "vector_add.h"
@@ -84,6 +85,13 @@ const std::vector<Example> &catalog() {
            "C = A * B, persistent (one wave of programs takes tiles in turn), through tensor descriptors (f16, "
            "128x128x32 blocks, 4 warps, 4 stages)",
            matmulPersistent<brick::f16>(), descriptorMatmul(128, 128, 32, 8), MatmulConfig{}.warps, MatmulConfig{}.stages),
+      make("matmul_fp8_block_scaled",
+           "C = (A x scales) (B x scales)^T in e4m3 with DeepSeek-V3's 1x128 and 128x128 block scales, promoted to f32 "
+           "every 128 of K (bf16 out, 128x128 tiles, 8 warps, 4 stages)",
+           matmulFp8BlockScaled(),
+           {Arg::descriptor({128, 128}, {16, 16}), Arg::descriptor({128, 128}, {16, 16}),
+            Arg::descriptor({128, 128}, {16, 16}), aligned, aligned, aligned, aligned, aligned, 128, 128, 8},
+           8, 4),
       make("attention",
            "fused attention forward, softmax(Q K^T * scale) V (f16, batches of equal lengths, 128 query rows x 128 "
            "keys a step, head dim 64, 8 warps, 2 stages)",

@@ -12,6 +12,7 @@
 #include "brick/Support/HalfFloat.h"
 #include "brick/Runtime/Graph.h"
 #include "host.h"
+#include "matmul_fp8.h"
 #include "Philox.h"
 #include "vector_add.h"
 
@@ -831,6 +832,56 @@ TEST_P(Examples, Float8DotsMatchFloat64) {
     // wgmma adds 8-bit products in a narrower accumulator than f32 (4.9e-4 here on an H200, against 1.6e-7 on
     // mma.sync): the bound until partial sums are promoted to f32 registers every 128 of K.
     EXPECT_LE(relative, 1e-3);
+  }
+}
+
+// The FP8 GEMM with DeepSeek-V3's block scales (1 x 128 of A, 128 x 128 of B), against float64 of the scaled codes,
+// at ragged M and N, K of three scale blocks; bf16 out.
+TEST_P(Examples, Float8BlockScaledMatmulMatchesFloat64) {
+  auto kernel = examples::matmulFp8BlockScaled();
+  using namespace examples::host;
+  const int M = 200, N = 320, K = 384, blocksK = K / 128;
+  std::mt19937 rng(90);
+  auto codes = [&](size_t count) {
+    std::vector<uint8_t> out(count);
+    for (uint8_t &code : out)
+      code = floatToE4M3(std::ldexp(1.0f + float(rng() % 8) / 8, int(rng() % 9) - 4) * (rng() & 1 ? -1 : 1));
+    return out;
+  };
+  auto scales = [&](size_t count) {
+    std::vector<float> out(count);
+    for (float &scale : out)
+      scale = std::ldexp(1.0f + float(rng() % 16) / 16, int(rng() % 5) - 2);
+    return out;
+  };
+  std::vector<uint8_t> a = codes(size_t(M) * K), b = codes(size_t(N) * K);
+  std::vector<float> scaleA = scales(size_t(blocksK) * M), scaleB = scales(size_t((N + 127) / 128) * blocksK);
+  std::vector<double> want(size_t(M) * N);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j)
+      for (int p = 0; p < K; ++p)
+        want[size_t(i) * N + j] += double(e4m3ToFloat(a[size_t(i) * K + p])) * e4m3ToFloat(b[size_t(j) * K + p]) *
+                                   scaleA[size_t(p / 128) * M + i] * scaleB[size_t(j / 128) * blocksK + p / 128];
+  auto dA = upload(device(), a.data(), a.size()), dB = upload(device(), b.data(), b.size()),
+       dScaleA = upload(device(), scaleA), dScaleB = upload(device(), scaleB), dC = poisoned(device(), size_t(M) * N * 2);
+  ASSERT_TRUE(dA && dB && dScaleA && dScaleB && dC);
+  for (auto [blockM, blockN] : {std::pair{128, 128}, {128, 256}}) {
+    LaunchOptions options{.numWarps = 8, .numStages = 3, .device = &device()};
+    unsigned programs = unsigned((M + blockM - 1) / blockM) * unsigned((N + blockN - 1) / blockN);
+    runtime::Error error = kernel.launch(Grid{programs}, options, TensorDescriptorArg::of(*dA, {M, K}, {K, 1}, {blockM, 128}),
+                                         TensorDescriptorArg::of(*dB, {N, K}, {K, 1}, {blockN, 128}),
+                                         TensorDescriptorArg::of(*dC, {M, N}, {N, 1}, {blockM, blockN}), *dScaleA,
+                                         *dScaleB, M, N, K, blockM, blockN, 8);
+    ASSERT_FALSE(error) << error.message();
+    std::string failure;
+    std::vector<uint16_t> got = download<uint16_t>(*dC, size_t(M) * N, failure);
+    ASSERT_TRUE(failure.empty()) << failure;
+    std::vector<double> values(got.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      values[i] = bf16ToFloat(got[i]);
+    double relative = relativeError(values, want);
+    std::printf("fp8 block-scaled matmul, %dx%d tiles: relative error %.2e\n", blockM, blockN, relative);
+    EXPECT_LE(relative, 1e-2) << blockM << "x" << blockN; // bf16 out
   }
 }
 
