@@ -27,8 +27,10 @@ using namespace llvm;
 static cl::OptionCategory brickCategory("Brick options");
 
 static cl::opt<std::string> inputFile(cl::cat(brickCategory), cl::Positional, cl::desc("<input .mlir file (brick dialect)>"), cl::init(""));
-static cl::opt<std::string> exampleName(cl::cat(brickCategory), "example", cl::desc("Compile a built-in example instead of a file"),
-                                        cl::value_desc("vector_add|softmax|matmul|moe"), cl::init(""));
+static cl::opt<std::string> exampleName(cl::cat(brickCategory), "example",
+                                        cl::desc("Compile a built-in example instead of a file (--list-examples "
+                                                 "names them all: matmul, attention, moe, matmul_fp8_block_scaled, ...)"),
+                                        cl::value_desc("name"), cl::init(""));
 static cl::opt<bool> listExamples(cl::cat(brickCategory), "list-examples", cl::desc("List the built-in examples"));
 static cl::list<int64_t> constants(cl::cat(brickCategory), "constants", cl::CommaSeparated,
                                    cl::desc("The example's Const parameters, in order, instead of its typical ones "
