@@ -1,4 +1,5 @@
-// f32 -> e4m3fn and e5m2 -> f32 and f16 and bf16, 1024 elements: the conversions PTX (or integer arithmetic) does.
+// f32 -> e4m3fn and e5m2 -> f32 and f16 and bf16, 1024 elements: the conversions PTX (or integer arithmetic) does;
+// then a block constant of e4m3fn (1.5: code 0x3c) stored over the first.
 module {
   func.func @float8(%x: !brick.ptr<f32> {brick.divisibility = 16 : i32}, %q: !brick.ptr<f8E4M3FN> {brick.divisibility = 16 : i32}, %r: !brick.ptr<f8E5M2> {brick.divisibility = 16 : i32}, %y: !brick.ptr<f32> {brick.divisibility = 16 : i32}, %h: !brick.ptr<f16> {brick.divisibility = 16 : i32}, %b: !brick.ptr<bf16> {brick.divisibility = 16 : i32}) attributes {brick.kernel} {
     %i = brick.make_range 0, 1024 : tensor<1024xi32>
@@ -26,6 +27,8 @@ module {
     %bs = brick.splat %b : tensor<1024x!brick.ptr<bf16>>
     %bp = brick.addptr %bs, %i : tensor<1024x!brick.ptr<bf16>>, tensor<1024xi32>
     brick.store %bp, %bf : tensor<1024x!brick.ptr<bf16>>
+    %k = arith.constant dense<1.5> : tensor<1024xf8E4M3FN>
+    brick.store %qp, %k : tensor<1024x!brick.ptr<f8E4M3FN>>
     return
   }
 }
