@@ -60,6 +60,12 @@ Tensor full(std::vector<int64_t> shape, double value, DType type, Loc loc) {
   if (!bir::isBlockShape(shape))
     return kb->fail(loc, "full: shape " + detail::describeShape(shape) +
                              " is not a block shape (one or more dimensions, each a power of two)");
+  // An 8-bit float is the f32 converted as the GPU converts it (saturating), not the attribute's rounding (NaN
+  // past the largest finite value).
+  if (isa<FloatType>(element) && element.getIntOrFloatBitWidth() == 8) {
+    Tensor wide = full(shape, value, DType::F32, loc);
+    return Access::wrap(kb->convert(kb->use(wide, "full", loc), element, loc));
+  }
   auto tensorType = RankedTensorType::get(shape, element);
   TypedAttr scalar = isa<FloatType>(element) ? TypedAttr(kb->builder().getFloatAttr(element, value))
                                              : TypedAttr(kb->builder().getIntegerAttr(element, static_cast<int64_t>(value)));

@@ -762,6 +762,32 @@ TEST_P(Examples, Float8ConversionsMatchTheReferenceOnEveryCode) {
   }
 }
 
+// Constants of 8-bit floats: 1.5 exactly (the compiler folds it to an e4m3 constant), 1000 saturating to 448 and
+// 0.3 rounding to 0.3125 (converted at run time, as from any f32), and a `where` choosing between codes.
+TEST_P(Examples, Float8ConstantsAreTheirCodes) {
+  auto kernel = brick::kernel("fp8_constants", [](Ptr<f8e4m3> out, Ptr<f32> values) {
+    Tensor i = arange(0, 16);
+    Tensor chosen = where(i < 8, full<f8e4m3>({16}, 1.5), full<f8e4m3>({16}, 1000.0));
+    store(out + i, chosen);
+    store(out + 16 + i, full<f8e4m3>({16}, 0.3));
+    store(values + i, chosen.to<f32>());
+  });
+  using namespace examples::host;
+  auto out = poisoned(device(), 32), values = poisoned(device(), 64);
+  ASSERT_TRUE(out && values);
+  ASSERT_FALSE(kernel.launch(Grid{1}, LaunchOptions{.device = &device()}, *out, *values));
+  std::string failure;
+  auto codes = download<uint8_t>(*out, 32, failure);
+  auto floats = download<float>(*values, 16, failure);
+  ASSERT_TRUE(failure.empty()) << failure;
+  for (int i = 0; i < 16; ++i) {
+    EXPECT_EQ(codes[i], i < 8 ? 0x3c : 0x7e) << i;
+    EXPECT_EQ(floats[i], i < 8 ? 1.5f : 448.0f) << i;
+    EXPECT_EQ(codes[16 + i], floatToE4M3(0.3f)) << i;
+  }
+  EXPECT_EQ(e4m3ToFloat(floatToE4M3(0.3f)), 0.3125f);
+}
+
 // Dots of 8-bit floats, e4m3 x e4m3 and e4m3 x e5m2, against float64 of the decoded codes: B stored N x K (a
 // weight; wgmma on sm_90a, which reads 8-bit operands only along K) through descriptors, and B stored K x N
 // through pointers (f16 copies of the operands on mma.sync), at a ragged M.
