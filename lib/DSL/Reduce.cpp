@@ -109,6 +109,8 @@ Tensor argReduce(const char *what, const Tensor &x, int axis, bool isMax, Loc lo
   int normalized = checkReduction(kb, value, axis, what, loc);
   if (normalized < 0)
     return kb.poison(i32);
+  if (Type element = getElementTypeOrSelf(value.getType()); isa<FloatType>(element) && element.getIntOrFloatBitWidth() == 8)
+    return kb.fail(loc, std::string(what) + ": 8-bit floats are not compared; convert with .to<f32>() first", i32);
   auto type = cast<RankedTensorType>(value.getType());
   if (type.getElementType().isInteger(1))
     value = kb.convert(value, i32, loc), type = cast<RankedTensorType>(value.getType());

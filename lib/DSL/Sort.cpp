@@ -22,6 +22,8 @@ Tensor sort(const Tensor &x, bool descending, Loc loc) {
   KernelBuilder *kb = KernelBuilder::current("sort", loc);
   if (x.isPointer() || x.dtype() == DType::I1)
     return kb->fail(loc, "sort: sorts numbers, not " + detail::describe(type), type);
+  if (x.dtype() == DType::F8E4M3 || x.dtype() == DType::F8E5M2)
+    return kb->fail(loc, "sort: 8-bit floats are not compared; convert with .to<f32>() first", type);
   std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end()), leading(shape.begin(), shape.end() - 1);
   int64_t n = shape.back();
   Tensor y = x;
@@ -56,6 +58,8 @@ Tensor topk(const Tensor &x, int64_t k, Loc loc) {
   std::vector<int64_t> shape = x.shape(loc);
   if (shape.empty())
     return kb->fail(loc, "topk: needs a block, got a scalar");
+  if (x.dtype() == DType::F8E4M3 || x.dtype() == DType::F8E5M2)
+    return kb->fail(loc, "topk: 8-bit floats are not compared; convert with .to<f32>() first");
   int64_t n = shape.back();
   if (k < 1 || k > n || (k & (k - 1)))
     return kb->fail(loc, "topk: k must be a power of two from 1 to the last dimension (" + std::to_string(n) +

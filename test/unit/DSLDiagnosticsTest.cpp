@@ -216,6 +216,28 @@ TEST(Diagnostics, ArithmeticOnEightBitFloatsSaysToConvertFirst) {
   EXPECT_THAT(result.diagnostics()[2].message, HasSubstr("convert with .to<f32>() first"));
 }
 
+// Sorting, scans and arg-reductions compare or add their elements: on 8-bit floats each is one error at its line.
+TEST(Diagnostics, OrderingEightBitFloatsSaysToConvertFirst) {
+  std::vector<int> lines;
+  auto k = kernel("k", [&](Ptr<f8e5m2> p, Ptr<i32> out) {
+    Tensor x = load(p + arange(0, 16));
+    lines.push_back(__LINE__ + 1);
+    Tensor sorted = sort(x);
+    lines.push_back(__LINE__ + 1);
+    Tensor best = argmax(x, 0);
+    lines.push_back(__LINE__ + 1);
+    Tensor running = cumsum(x, 0);
+    lines.push_back(__LINE__ + 1);
+    Tensor top = topk(x, 4);
+  });
+  BuildResult result = k.build();
+  ASSERT_EQ(result.diagnostics().size(), lines.size()) << result.errors();
+  for (size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_EQ(result.diagnostics()[i].line, unsigned(lines[i])) << result.errors();
+    EXPECT_THAT(result.diagnostics()[i].message, HasSubstr("8-bit floats")) << result.errors();
+  }
+}
+
 TEST(Diagnostics, UnsetHandle) {
   int line = 0;
   auto k = kernel("k", [&](Ptr<f32> p) {
