@@ -216,7 +216,8 @@ TEST(Diagnostics, ArithmeticOnEightBitFloatsSaysToConvertFirst) {
   EXPECT_THAT(result.diagnostics()[2].message, HasSubstr("convert with .to<f32>() first"));
 }
 
-// Sorting, scans and arg-reductions compare or add their elements: on 8-bit floats each is one error at its line.
+// Sorting, scans and arg-reductions compare or add their elements, and there are no 8-bit atomics: on 8-bit floats
+// each is one error at its line.
 TEST(Diagnostics, OrderingEightBitFloatsSaysToConvertFirst) {
   std::vector<int> lines;
   auto k = kernel("k", [&](Ptr<f8e5m2> p, Ptr<i32> out) {
@@ -229,6 +230,8 @@ TEST(Diagnostics, OrderingEightBitFloatsSaysToConvertFirst) {
     Tensor running = cumsum(x, 0);
     lines.push_back(__LINE__ + 1);
     Tensor top = topk(x, 4);
+    lines.push_back(__LINE__ + 1);
+    atomic_add(p + arange(0, 16), x);
   });
   BuildResult result = k.build();
   ASSERT_EQ(result.diagnostics().size(), lines.size()) << result.errors();
