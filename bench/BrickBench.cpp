@@ -1150,21 +1150,12 @@ void benchFp8(const std::vector<examples::MatmulConfig> &sweep) {
     DeviceBuffer da = allocate(a.size()), db = allocate(b.size()), dc = allocate(size_t(m) * n * 2);
     check(da.copyFromHost(a.data(), a.size()));
     check(db.copyFromHost(b.data(), b.size()));
-    for (size_t index = 0; index < sweep.size(); ++index) {
-      const examples::MatmulConfig &config = sweep[index];
-      LaunchOptions options{.numWarps = config.warps, .numStages = config.stages, .warpSpecialize = config.warpSpecialize,
-                            .device = device};
-      auto launch = [&] {
-        return kernel.launch(
-            Grid{config.programs(m, n)}, options, TensorDescriptorArg::of(da, {m, k}, {k, 1}, {config.blockM, config.blockK}),
-            TensorDescriptorArg::of(db, {n, k}, {k, 1}, {config.blockN, config.blockK}),
-            TensorDescriptorArg::of(dc, {m, n}, {n, 1}, {config.blockM, config.blockN}), m, n, k, config.blockM,
-            config.blockN, config.blockK, config.groupM);
-      };
-      std::string key = item + "_cfg" + std::to_string(index);
+    // One config of one kernel: launched once (a config that does not fit is reported, not timed), 256 sampled
+    // elements of C checked against float64 (each product times scale(i, j, p)), then timed.
+    auto measure = [&](const std::string &key, auto launch, auto scale) {
       if (runtime::Error error = launch()) {
         std::printf(",\n  \"%s_skipped\": \"%s\"", key.c_str(), jsonEscaped(error.message()).c_str());
-        continue;
+        return;
       }
       std::vector<uint16_t> out(size_t(m) * n);
       check(dc.copyToHost(out.data(), out.size() * 2));
@@ -1173,13 +1164,28 @@ void benchFp8(const std::vector<examples::MatmulConfig> &sweep) {
         int i = int(rng() % m), j = int(rng() % n);
         double ref = 0;
         for (int p = 0; p < k; ++p)
-          ref += double(e4m3ToFloat(a[size_t(i) * k + p])) * e4m3ToFloat(b[size_t(j) * k + p]);
+          ref += double(e4m3ToFloat(a[size_t(i) * k + p])) * e4m3ToFloat(b[size_t(j) * k + p]) * scale(i, j, p);
         double got = bf16ToFloat(out[size_t(i) * n + j]);
         errorSquared += (got - ref) * (got - ref), normSquared += ref * ref;
       }
       double ms = medianMilliseconds([&] { check(launch()); }, 30);
       std::printf(",\n  \"%s_TFLOPs\": %.1f,\n  \"%s_error\": %.2e", key.c_str(), 2.0 * m * n * k / ms / 1e9,
                   key.c_str(), std::sqrt(errorSquared / normSquared));
+    };
+    auto optionsOf = [](const examples::MatmulConfig &config) {
+      return LaunchOptions{.numWarps = config.warps, .numStages = config.stages,
+                           .warpSpecialize = config.warpSpecialize, .device = device};
+    };
+    for (size_t index = 0; index < sweep.size(); ++index) {
+      const examples::MatmulConfig &config = sweep[index];
+      auto launch = [&] {
+        return kernel.launch(
+            Grid{config.programs(m, n)}, optionsOf(config), TensorDescriptorArg::of(da, {m, k}, {k, 1}, {config.blockM, config.blockK}),
+            TensorDescriptorArg::of(db, {n, k}, {k, 1}, {config.blockN, config.blockK}),
+            TensorDescriptorArg::of(dc, {m, n}, {n, 1}, {config.blockM, config.blockN}), m, n, k, config.blockM,
+            config.blockN, config.blockK, config.groupM);
+      };
+      measure(item + "_cfg" + std::to_string(index), launch, [](int, int, int) { return 1.0; });
     }
     // DeepSeek-V3's block scales (examples::matmulFp8BlockScaled): BLOCK_K is 128 there, the configs' BLOCK_K is
     // not used; K must be a multiple of 128.
@@ -1194,37 +1200,19 @@ void benchFp8(const std::vector<examples::MatmulConfig> &sweep) {
     DeviceBuffer dScaleA = allocate(scaleA.size() * 4), dScaleB = allocate(scaleB.size() * 4);
     check(dScaleA.copyFromHost(scaleA.data(), scaleA.size() * 4));
     check(dScaleB.copyFromHost(scaleB.data(), scaleB.size() * 4));
+    auto scales = [&](int i, int j, int p) {
+      return double(scaleA[size_t(p / 128) * m + i]) * scaleB[size_t(j / 128) * (k / 128) + p / 128];
+    };
     for (size_t index = 0; index < sweep.size(); ++index) {
       const examples::MatmulConfig &config = sweep[index];
-      LaunchOptions options{.numWarps = config.warps, .numStages = config.stages, .warpSpecialize = config.warpSpecialize,
-                            .device = device};
       auto launch = [&] {
         return blockScaled.launch(
-            Grid{config.programs(m, n)}, options, TensorDescriptorArg::of(da, {m, k}, {k, 1}, {config.blockM, 128}),
+            Grid{config.programs(m, n)}, optionsOf(config), TensorDescriptorArg::of(da, {m, k}, {k, 1}, {config.blockM, 128}),
             TensorDescriptorArg::of(db, {n, k}, {k, 1}, {config.blockN, 128}),
             TensorDescriptorArg::of(dc, {m, n}, {n, 1}, {config.blockM, config.blockN}), dScaleA, dScaleB, m, n, k,
             config.blockM, config.blockN, config.groupM);
       };
-      std::string key = item + "_block_cfg" + std::to_string(index);
-      if (runtime::Error error = launch()) {
-        std::printf(",\n  \"%s_skipped\": \"%s\"", key.c_str(), jsonEscaped(error.message()).c_str());
-        continue;
-      }
-      std::vector<uint16_t> out(size_t(m) * n);
-      check(dc.copyToHost(out.data(), out.size() * 2));
-      double errorSquared = 0, normSquared = 0;
-      for (int sample = 0; sample < 256; ++sample) {
-        int i = int(rng() % m), j = int(rng() % n);
-        double ref = 0;
-        for (int p = 0; p < k; ++p)
-          ref += double(e4m3ToFloat(a[size_t(i) * k + p])) * e4m3ToFloat(b[size_t(j) * k + p]) *
-                 scaleA[size_t(p / 128) * m + i] * scaleB[size_t(j / 128) * (k / 128) + p / 128];
-        double got = bf16ToFloat(out[size_t(i) * n + j]);
-        errorSquared += (got - ref) * (got - ref), normSquared += ref * ref;
-      }
-      double ms = medianMilliseconds([&] { check(launch()); }, 30);
-      std::printf(",\n  \"%s_TFLOPs\": %.1f,\n  \"%s_error\": %.2e", key.c_str(), 2.0 * m * n * k / ms / 1e9,
-                  key.c_str(), std::sqrt(errorSquared / normSquared));
+      measure(item + "_block_cfg" + std::to_string(index), launch, scales);
     }
   }
 }
