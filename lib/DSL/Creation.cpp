@@ -1,6 +1,7 @@
 //===- Creation.cpp - program_id, num_programs, arange, full, zeros, cdiv ---===//
 
 #include "KernelBuilder.h"
+#include "brick/Dialect/Brick/Float8.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -62,7 +63,7 @@ Tensor full(std::vector<int64_t> shape, double value, DType type, Loc loc) {
                              " is not a block shape (one or more dimensions, each a power of two)");
   // An 8-bit float is the f32 converted as the GPU converts it (saturating), not the attribute's rounding (NaN
   // past the largest finite value).
-  if (isa<FloatType>(element) && element.getIntOrFloatBitWidth() == 8) {
+  if (bir::isFloat8(element)) {
     Tensor wide = full(shape, value, DType::F32, loc);
     return Access::wrap(kb->convert(kb->use(wide, "full", loc), element, loc));
   }

@@ -1,6 +1,7 @@
 //===- Elementwise.cpp - where and the math functions ------------------------===//
 
 #include "KernelBuilder.h"
+#include "brick/Dialect/Brick/Float8.h"
 
 using namespace mlir;
 
@@ -58,7 +59,7 @@ template <class Op> Tensor floatMath(const char *what, const Tensor &x, Loc loc)
   if (kb->isPoison(value))
     return Access::wrap(value);
   Type element = getElementTypeOrSelf(value.getType());
-  if (!isa<FloatType>(element) || element.getIntOrFloatBitWidth() == 8)
+  if (!isa<FloatType>(element) || bir::isFloat8(element))
     return kb->fail(loc, std::string(what) + (isa<FloatType>(element) ? ": 8-bit floats are not computed with, got "
                                                                          : " needs floating-point values, got ") +
                              detail::describe(value.getType()) + "; convert with .to<f32>() first",

@@ -3,6 +3,7 @@
 #include "KernelBuilder.h"
 
 #include "brick/Registration.h"
+#include "brick/Dialect/Brick/Float8.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -213,7 +214,7 @@ std::optional<DType> dtypeOf(Type elementType) {
 Value KernelBuilder::constant(Type type, double value, Loc loc) {
   if (type.isInteger())
     return constantInt(type, static_cast<int64_t>(value), loc);
-  if (type.getIntOrFloatBitWidth() == 8) // an f32 constant converted, as the GPU converts it
+  if (mlir::brick::isFloat8(type)) // an f32 constant converted, as the GPU converts it
     return convert(constant(builder_.getF32Type(), value, loc), type, loc);
   return arith::ConstantOp::create(builder_, location(loc), builder_.getFloatAttr(type, value));
 }
@@ -249,7 +250,7 @@ Value KernelBuilder::convert(Value value, Type to, Loc loc) {
   }
   // 8-bit floats convert to and from f32 (and what f32 converts to): never from f64 at once (two roundings would
   // differ from the GPU's one), never to or from integers.
-  const bool from8 = fromFloat && from.getIntOrFloatBitWidth() == 8, to8 = toFloat && to.getIntOrFloatBitWidth() == 8;
+  const bool from8 = mlir::brick::isFloat8(from), to8 = mlir::brick::isFloat8(to);
   if ((from8 && (!toFloat || to.isF64())) || (to8 && (!fromFloat || from.isF64())))
     return convert(convert(value, builder_.getF32Type(), loc), to, loc);
   if (fromFloat && toFloat) {

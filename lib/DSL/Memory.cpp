@@ -1,6 +1,7 @@
 //===- Memory.cpp - load, store and atomics through blocks of pointers -------===//
 
 #include "KernelBuilder.h"
+#include "brick/Dialect/Brick/Float8.h"
 
 using namespace mlir;
 
@@ -264,7 +265,7 @@ Tensor atomicImpl(Atomic op, const Tensor &pointers, const Operand &value, const
   case Atomic::Xor: rmw = bir::RMWOp::xor_; break;
   case Atomic::Exchange: rmw = bir::RMWOp::xchg; break;
   }
-  if (isFloatElement && element.getIntOrFloatBitWidth() == 8) // no 8-bit atomics to build them on
+  if (bir::isFloat8(element)) // no 8-bit atomics to build them on
     return kb.fail(loc, "atomic " + bir::stringifyRMWOp(rmw).str() + ": 8-bit floats have no atomics; use f16, bf16 or "
                             "f32 elements", loaded);
   if (isFloatElement && (rmw == bir::RMWOp::and_ || rmw == bir::RMWOp::or_ || rmw == bir::RMWOp::xor_))

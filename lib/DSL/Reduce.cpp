@@ -1,6 +1,7 @@
 //===- Reduce.cpp - Reductions along an axis, and dot ------------------------===//
 
 #include "KernelBuilder.h"
+#include "brick/Dialect/Brick/Float8.h"
 
 using namespace mlir;
 
@@ -76,7 +77,7 @@ Tensor simpleReduce(const char *what, const Tensor &x, int axis, Loc loc,
   if (normalized < 0)
     return kb.poison(getElementTypeOrSelf(value.getType()));
   Type element = getElementTypeOrSelf(value.getType());
-  if (isa<FloatType>(element) && element.getIntOrFloatBitWidth() == 8)
+  if (bir::isFloat8(element))
     return kb.fail(loc, std::string(what) + ": 8-bit floats are not computed with; convert with .to<f32>() first",
                    kb.builder().getF32Type());
   if (widenForSum) {
@@ -109,7 +110,7 @@ Tensor argReduce(const char *what, const Tensor &x, int axis, bool isMax, Loc lo
   int normalized = checkReduction(kb, value, axis, what, loc);
   if (normalized < 0)
     return kb.poison(i32);
-  if (Type element = getElementTypeOrSelf(value.getType()); isa<FloatType>(element) && element.getIntOrFloatBitWidth() == 8)
+  if (bir::isFloat8(getElementTypeOrSelf(value.getType())))
     return kb.fail(loc, std::string(what) + ": 8-bit floats are not compared; convert with .to<f32>() first", i32);
   auto type = cast<RankedTensorType>(value.getType());
   if (type.getElementType().isInteger(1))
@@ -231,7 +232,7 @@ Tensor dotImpl(const Tensor &a, const Tensor &b, const Tensor *acc, std::optiona
                             detail::describeShape(bType.getShape()) + " (K = " + std::to_string(k) + " vs " +
                             std::to_string(bK) + ")", resultType);
   // 8-bit floats pair with each other in any combination (e4m3 x e5m2), as the tensor cores take them.
-  auto isFloat8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
+  using bir::isFloat8;
   bool float8 = isFloat8(element) && isFloat8(bType.getElementType());
   if (element != bType.getElementType() && !float8)
     return kb.fail(loc, "dot: a and b must have one element type, got " + detail::describe(element) + " and " +

@@ -1,6 +1,7 @@
 //===- Tensor.cpp - Handles: introspection, reshaping, casts and operators ---===//
 
 #include "KernelBuilder.h"
+#include "brick/Dialect/Brick/Float8.h"
 
 using namespace mlir;
 
@@ -298,7 +299,7 @@ Tensor binary(BinaryOp op, const Operand &lhs, const Operand &rhs, Loc loc) {
   Type common = kb.promote(aElement, bElement);
   if (bitwise && isa<FloatType>(common))
     return typeError("bitwise operators need integers");
-  if (isa<FloatType>(common) && common.getIntOrFloatBitWidth() == 8)
+  if (bir::isFloat8(common))
     return typeError("8-bit floats are stored, converted and multiplied by dot, not computed with: convert with "
                      ".to<f32>() (or f16, bf16) first");
   // Arithmetic on booleans is arithmetic on i32, as in C.

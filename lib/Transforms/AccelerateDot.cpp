@@ -19,6 +19,7 @@
 #include "brick/Analysis/SharedMemory.h"
 #include "brick/Dialect/BrickGPU/BrickGPUDialect.h"
 #include "brick/Transforms/Passes.h"
+#include "brick/Dialect/Brick/Float8.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -35,8 +36,6 @@ using brickgpu::ConvertLayoutOp;
 using brickgpu::DotOperandEncodingAttr;
 using brickgpu::MmaEncodingAttr;
 using brickgpu::SharedEncodingAttr;
-
-bool isFloat8(Type type) { return isa<Float8E4M3FNType, Float8E5M2Type>(type); }
 
 /// kWidth (elements along K per 32-bit register) of the mma.sync that takes this dot, or nothing.
 std::optional<unsigned> mmaKWidth(DotOp dot) {

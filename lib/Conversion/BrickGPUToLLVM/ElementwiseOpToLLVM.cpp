@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Utility.h"
+#include "brick/Dialect/Brick/Float8.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/SmallVectorExtras.h"
@@ -49,7 +50,7 @@ struct ElementwiseOpLowering : ConversionPattern {
     // 8-bit floats are i8 codes in registers: their conversions are not arith ops on the scalars.
     if (isa<arith::TruncFOp, arith::ExtFOp>(op)) {
       Type from = getElementTypeOrSelf(op->getOperand(0).getType()), to = tensorType.getElementType();
-      if (isa<Float8E4M3FNType, Float8E5M2Type>(from) || isa<Float8E4M3FNType, Float8E5M2Type>(to)) {
+      if (isFloat8(from) || isFloat8(to)) {
         for (unsigned reg = 0; reg < registers; ++reg)
           results.push_back(convertFloat8(rewriter, loc, perOperand[0][reg], from, to, computeCapability));
         rewriter.replaceOp(op, pack(rewriter, loc, structType, results));
@@ -161,7 +162,7 @@ struct BlockConstantLowering : ConvertOpToLLVMPattern<arith::ConstantOp> {
     Location loc = op.getLoc();
     Type elementType = getTypeConverter()->convertType(splat.getElementType());
     TypedAttr element = splat.getSplatValue<TypedAttr>();
-    if (isa<Float8E4M3FNType, Float8E5M2Type>(splat.getElementType())) // an i8 code
+    if (isFloat8(splat.getElementType())) // an i8 code
       element = rewriter.getIntegerAttr(elementType, cast<FloatAttr>(element).getValue().bitcastToAPInt().getZExtValue());
     Value scalar = LLVM::ConstantOp::create(rewriter, loc, elementType, element);
     auto structType = cast<LLVM::LLVMStructType>(getTypeConverter()->convertType(op.getType()));

@@ -16,11 +16,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "Utility.h"
+#include "brick/Dialect/Brick/Float8.h"
 
 namespace mlir::brick::lowering {
 namespace {
-
-bool isFloat8(Type type) { return isa<Float8E4M3FNType, Float8E5M2Type>(type); }
 
 /// An f32 from `value` (f16, bf16, f32 or f64).
 Value toF32(OpBuilder &b, Location loc, Value value) {

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "brick/Dialect/Brick/BrickDialect.h"
+#include "brick/Dialect/Brick/Float8.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -261,7 +262,6 @@ LogicalResult DotOp::verify() {
                          << bType.getDimSize(k) << " for a: " << aType << " and b: " << bType;
   Type aElt = aType.getElementType(), bElt = bType.getElementType(), cElt = cType.getElementType();
   // 8-bit floats multiply each other in any pairing (e4m3 x e5m2 too, as wgmma takes them).
-  auto isFloat8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
   if (isFloat8(aElt) || isFloat8(bElt)) {
     if (!isFloat8(aElt) || !isFloat8(bElt))
       return emitOpError() << "an 8-bit float dot takes 8-bit floats on both sides, got " << aElt << " and " << bElt;

@@ -2,6 +2,7 @@
 
 #include "brick/Dialect/BrickGPU/BrickGPUDialect.h"
 #include "brick/Runtime/TensorMap.h"
+#include "brick/Dialect/Brick/Float8.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -709,7 +710,7 @@ LogicalResult WarpGroupDotOp::verify() {
       b.getShape()[1] != d.getDimSize(1))
     return emitOpError() << "multiplies M x K by K x N into M x N; got " << a << " * " << b << " -> " << d;
   // One element type, or two 8-bit floats (wgmma takes e4m3 x e5m2).
-  auto isFloat8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
+  using ::mlir::brick::isFloat8;
   if (aElement != b.getElementType() && !(isFloat8(aElement) && isFloat8(b.getElementType())))
     return emitOpError() << "operands of one element type; got " << aElement << " and " << b.getElementType();
   // Each warpgroup's instruction tile must lie inside the block.
