@@ -1191,6 +1191,22 @@ void benchFp8(const std::vector<examples::MatmulConfig> &sweep) {
     // not used; K must be a multiple of 128.
     if (k % 128 != 0)
       continue;
+    // This GEMM's activations quantized per 1 x 128 group (examples::quantizeFp8, bf16 in): GB/s read and written,
+    // at each block shape.
+    static auto quantize = examples::quantizeFp8();
+    DeviceBuffer dX = allocate(size_t(m) * k * 2), dCodes = allocate(size_t(m) * k),
+                 dGroupScales = allocate(size_t(m) * (k / 128) * 4);
+    check(dX.fill(0x3f));
+    for (auto [blockM, blockK] : {std::pair{64, 128}, {32, 256}, {16, 512}, {128, 128}, {32, 128}}) {
+      auto launch = [&] {
+        return quantize.launch(Grid{unsigned((m + blockM - 1) / blockM), unsigned((k + blockK - 1) / blockK)},
+                               LaunchOptions{.device = device}, dX, dCodes, dGroupScales, m, k, blockM, blockK);
+      };
+      check(launch());
+      double ms = medianMilliseconds([&] { check(launch()); }, 30);
+      std::printf(",\n  \"%s_quantize_%dx%d_GBps\": %.1f", item.c_str(), blockM, blockK,
+                  (double(m) * k * 3 + double(m) * (k / 128) * 4) / ms / 1e6);
+    }
     static auto blockScaled = examples::matmulFp8BlockScaled();
     std::vector<float> scaleA(size_t(k / 128) * m), scaleB(size_t((n + 127) / 128) * (k / 128));
     for (float &scale : scaleA)
@@ -1214,6 +1230,95 @@ void benchFp8(const std::vector<examples::MatmulConfig> &sweep) {
       };
       measure(item + "_block_cfg" + std::to_string(index), launch, scales);
     }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// tf32 and s8 GEMMs (bench/dot_types.py puts cuBLAS beside them): A M x K; B N x K (along K: the only layout wgmma
+// reads 32- and 8-bit operands in) through examples::matmulDescriptorsTransposedB at each swept config, and B K x N
+// through examples::matmul (pointers, matmulConfig's tiles), which wgmma cannot read for these types.
+//===----------------------------------------------------------------------===//
+
+template <ElementTag T, ElementTag Out>
+void benchDotType(const std::string &name, const std::vector<examples::MatmulConfig> &sweep, int m, int n, int k) {
+  constexpr bool integer = std::is_same_v<T, i8>;
+  using In = std::conditional_t<integer, int8_t, float>;
+  using Result = std::conditional_t<integer, int32_t, float>;
+  std::mt19937 rng(9);
+  std::normal_distribution<float> normal;
+  auto values = [&](size_t count) {
+    std::vector<In> out(count);
+    for (In &v : out)
+      v = integer ? In(int(rng() % 255) - 127) : In(normal(rng));
+    return out;
+  };
+  std::vector<In> a = values(size_t(m) * k), b = values(size_t(n) * k), bKN(size_t(k) * n);
+  for (int j = 0; j < n; ++j)
+    for (int p = 0; p < k; ++p)
+      bKN[size_t(p) * n + j] = b[size_t(j) * k + p];
+  DeviceBuffer da = allocate(a.size() * sizeof(In)), db = allocate(b.size() * sizeof(In)),
+               dbKN = allocate(b.size() * sizeof(In)), dc = allocate(size_t(m) * n * sizeof(Result));
+  check(da.copyFromHost(a.data(), a.size() * sizeof(In)));
+  check(db.copyFromHost(b.data(), b.size() * sizeof(In)));
+  check(dbKN.copyFromHost(bKN.data(), bKN.size() * sizeof(In)));
+  // Launched once (a config that does not fit is reported, not timed), 256 sampled elements of C checked against
+  // float64 (relative L2 error; s8 sums exactly), then timed.
+  auto measure = [&](const std::string &key, auto launch) {
+    check(dc.fill(0xFF));
+    if (runtime::Error error = launch()) {
+      std::printf(",\n  \"%s_skipped\": \"%s\"", key.c_str(), jsonEscaped(error.message()).c_str());
+      return;
+    }
+    std::vector<Result> out(size_t(m) * n);
+    check(dc.copyToHost(out.data(), out.size() * sizeof(Result)));
+    double errorSquared = 0, normSquared = 0;
+    for (int sample = 0; sample < 256; ++sample) {
+      int i = int(rng() % m), j = int(rng() % n);
+      double ref = 0;
+      for (int p = 0; p < k; ++p)
+        ref += double(a[size_t(i) * k + p]) * double(b[size_t(j) * k + p]);
+      double got = double(out[size_t(i) * n + j]);
+      errorSquared += (got - ref) * (got - ref), normSquared += ref * ref;
+    }
+    double ms = medianMilliseconds([&] { check(launch()); }, 30);
+    std::printf(",\n  \"%s_TFLOPs\": %.1f,\n  \"%s_error\": %.2e", key.c_str(), 2.0 * m * n * k / ms / 1e9,
+                key.c_str(), std::sqrt(errorSquared / normSquared));
+  };
+  auto optionsOf = [](const examples::MatmulConfig &config) {
+    return LaunchOptions{.numWarps = config.warps, .numStages = config.stages,
+                         .warpSpecialize = config.warpSpecialize, .device = device};
+  };
+  std::string shape = name + "_" + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  static auto alongK = examples::matmulDescriptorsTransposedB<T, Out>(Precision::TF32);
+  for (size_t index = 0; index < sweep.size(); ++index) {
+    examples::MatmulConfig config = sweep[index];
+    config.blockK = config.blockK * 4 / int(sizeof(In)); // a config's BLOCK_K is tf32's: s8 rows of the same bytes
+    measure(shape + "_bT_cfg" + std::to_string(index), [&] {
+      return alongK.launch(Grid{config.programs(m, n)}, optionsOf(config),
+                           TensorDescriptorArg::of(da, {m, k}, {k, 1}, {config.blockM, config.blockK}),
+                           TensorDescriptorArg::of(db, {n, k}, {k, 1}, {config.blockN, config.blockK}),
+                           TensorDescriptorArg::of(dc, {m, n}, {n, 1}, {config.blockM, config.blockN}), m, n, k,
+                           config.blockM, config.blockN, config.blockK, config.groupM);
+    });
+  }
+  static auto alongN = examples::matmul<T, Out>(Precision::TF32);
+  examples::MatmulConfig config = examples::matmulConfig(m, n, k, int(sizeof(In)), unsigned(device->computeCapability()));
+  measure(shape + "_b", [&] {
+    return alongN.launch(Grid{config.programs(m, n)}, optionsOf(config), da, dbKN, dc, m, n, k, k, 1, n, 1, n, 1,
+                         config.blockM, config.blockN, config.blockK, config.groupM);
+  });
+}
+
+/// BRICK_BENCH_DOT_SHAPES="M,N,K;..." (default 4096^3), tf32 then s8, at each swept config.
+void benchDotTypes(const std::vector<examples::MatmulConfig> &sweep) {
+  std::string list = std::getenv("BRICK_BENCH_DOT_SHAPES") ? std::getenv("BRICK_BENCH_DOT_SHAPES") : "";
+  std::stringstream stream(list.empty() ? "4096,4096,4096" : list);
+  for (std::string item; std::getline(stream, item, ';');) {
+    int m = 0, n = 0, k = 0;
+    if (std::sscanf(item.c_str(), "%d,%d,%d", &m, &n, &k) != 3)
+      fail("a shape is M,N,K, got '" + item + "'");
+    benchDotType<f32, f32>("tf32", sweep, m, n, k);
+    benchDotType<i8, i32>("s8", sweep, m, n, k);
   }
 }
 
@@ -1256,6 +1361,8 @@ int main(int argc, char **argv) {
     return withConfigs(parseAttentionConfig, benchAttention);
   if (argc > 1 && std::string(argv[1]) == "--fp8")
     return withConfigs(parseMatmulConfig, benchFp8);
+  if (argc > 1 && std::string(argv[1]) == "--dot-types")
+    return withConfigs(parseMatmulConfig, benchDotTypes);
   if (argc > 1 && std::string(argv[1]) == "--launch") { // the cached launch's host cost alone
     benchLaunchCost();
     std::printf("\n}\n");

@@ -7,7 +7,9 @@
 A is M x K and B is N x K (a weight), both e4m3 along K (what FP8 tensor cores read), C is bf16. TFLOP/s are
 2 M N K over the median time. Two Brick kernels: without scales (partial sums not promoted: its relative error
 against float64 is printed beside), and examples::matmulFp8BlockScaled (DeepSeek-V3's 1 x 128 and 128 x 128 block
-scales, promoted to f32 every 128 of K) against cuBLAS's block-scaled _scaled_mm.
+scales, promoted to f32 every 128 of K) against cuBLAS's block-scaled _scaled_mm. Then each GEMM's activations
+(M x K, bf16) quantized to e4m3 per 1 x 128 group (examples::quantizeFp8) against DeepGEMM's torch reference and
+a device copy of the same bytes.
 """
 import json
 import os
@@ -46,6 +48,25 @@ def anchors(m, n, k):
     return fp8, bf16, block
 
 
+def quantize_anchors(m, k):
+    """GB/s of DeepGEMM's reference activation quantization (torch, eager) and of a device copy of the same bytes
+    (read M K bf16, write M K bytes and the scales), both counted as quantize_fp8's bytes."""
+    x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+
+    def reference():
+        groups = x.view(m, k // 128, 128).float()
+        amax = groups.abs().amax(dim=2).clamp(1e-4)
+        codes = (groups * (448.0 / amax.unsqueeze(2))).to(torch.float8_e4m3fn).view(m, k)
+        return codes, (amax / 448.0).t().contiguous()
+
+    moved = 3 * m * k + 4 * m * (k // 128)
+    torch_gbps = moved / do_bench(reference, warmup=10, rep=100, return_mode="median") / 1e6
+    source = torch.empty(moved // 2, dtype=torch.uint8, device="cuda")
+    target = torch.empty_like(source)
+    copy_gbps = moved / do_bench(lambda: target.copy_(source), warmup=10, rep=100, return_mode="median") / 1e6
+    return torch_gbps, copy_gbps
+
+
 def main(binary, configs):
     listed = shapes()
     env = dict(os.environ, BRICK_BENCH_FP8_SHAPES=";".join(",".join(map(str, s)) for s in listed))
@@ -65,8 +86,10 @@ def main(binary, configs):
         theirs[key] = {"cublas_fp8": fp8, "cublas_bf16": bf16, "cublas_block_scaled": block}
         config = configs[int(best[len(key) + 4:-7])]
         error = brick[best[:-7] + "_error"]
+        # Decode (few rows): the rate at which the N x K e4m3 weights stream, Brick's and cuBLAS FP8's.
+        weights = f"  weights {ours[best] * 500 / m:5.0f} GB/s (cuBLAS {fp8 * 500 / m:5.0f})" if m <= 128 else ""
         print(f"{m}x{n}x{k:<12} {ours[best]:7.1f} {config:>22s} {fp8:10.1f} {bf16:11.1f} {ours[best] / fp8:6.2f} "
-              f"{ours[best] / bf16:6.2f}  {error:.1e}")
+              f"{ours[best] / bf16:6.2f}  {error:.1e}{weights}")
         scaled = {name: value for name, value in brick.items()
                   if name.startswith(key + "_block_cfg") and name.endswith("_TFLOPs")}
         if scaled:
@@ -75,4 +98,15 @@ def main(binary, configs):
             versus = f"{scaled[best] / block:6.2f}" if block else f"{'-':>6s}"
             print(f"{'  block-scaled':24s} {scaled[best]:7.1f} {config:>22s} {block:10.1f} {'(cuBLAS block-scaled)':>11s} "
                   f"{versus} {'':6s}  {brick[best[:-7] + '_error']:.1e}")
+    print(f"{'quantize to e4m3 (GB/s)':24s} {'Brick':>7s} {'block':>9s} {'torch':>7s} {'copy':>7s} {'/torch':>7s} {'/copy':>6s}")
+    for m, n, k in listed:
+        key = f"{m},{n},{k}_quantize_"
+        ours = {name: value for name, value in brick.items() if name.startswith(key)}
+        if not ours or f"quantize {m}x{k}" in theirs:
+            continue
+        best = max(ours, key=ours.get)
+        torch_gbps, copy_gbps = quantize_anchors(m, k)
+        theirs[f"quantize {m}x{k}"] = {"torch": torch_gbps, "copy": copy_gbps}
+        print(f"{m}x{k:<19} {ours[best]:7.0f} {best[len(key):-5]:>9s} {torch_gbps:7.0f} {copy_gbps:7.0f} "
+              f"{ours[best] / torch_gbps:7.2f} {ours[best] / copy_gbps:6.2f}")
     print(json.dumps({"brick": brick, "anchors": theirs}))

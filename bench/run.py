@@ -279,6 +279,10 @@ def main():
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import fp8
         return fp8.main(sys.argv[2], sys.argv[3:])
+    if sys.argv[1] == "--dot-types":
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import dot_types
+        return dot_types.main(sys.argv[2], sys.argv[3:])
     if sys.argv[1] == "--autotune":
         return autotune(sys.argv[2])
     if sys.argv[1] == "--sweep":

@@ -92,6 +92,10 @@ const std::vector<Example> &catalog() {
            {Arg::descriptor({128, 128}, {16, 16}), Arg::descriptor({128, 128}, {16, 16}),
             Arg::descriptor({128, 128}, {16, 16}), aligned, aligned, aligned, aligned, aligned, 128, 128, 8},
            8, 4),
+      make("quantize_fp8",
+           "activations to e4m3 with one f32 scale per 1x128 group, as DeepSeek-V3's FP8 GEMMs take them (bf16 in, "
+           "64 rows x 128 columns a program)",
+           quantizeFp8(), {aligned, aligned, aligned, dyn, aligned, 64, 128}),
       make("attention",
            "fused attention forward, softmax(Q K^T * scale) V (f16, batches of equal lengths, 128 query rows x 128 "
            "keys a step, head dim 64, 8 warps, 2 stages)",

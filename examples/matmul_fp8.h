@@ -40,6 +40,42 @@ inline auto matmulFp8BlockScaled() {
   });
 }
 
+/// DeepSeek-V3's activation quantization of a block: each row's groups of 128 elements (`x` is [rows, 128 x
+/// groups], any float type) scaled so that the group's largest magnitude becomes e4m3's largest, 448; x is about
+/// codes x scales. A group of zeros takes the scale of a largest magnitude of 1e-4 (DeepGEMM's clamp), so no scale
+/// is zero. A DSL function, not a kernel: a kernel that computes activations (a norm, silu(gate) x up) calls it
+/// before its store, so the next GEMM's FP8 input costs no pass of its own.
+struct Fp8Groups {
+  Tensor codes;  // e4m3, x's shape
+  Tensor scales; // f32, [rows, groups]
+};
+inline Fp8Groups quantizeFp8Groups(const Tensor &x, Loc loc = Loc::current()) {
+  std::vector<int64_t> shape = x.shape(loc);
+  int64_t rows = shape.at(0), groups = shape.at(1) / 128;
+  Tensor grouped = x.to<f32>(loc).reshape({rows, groups, 128}, loc);
+  Tensor amax = maximum(max(abs(grouped, loc), 2, loc), 1e-4f, loc); // [rows, groups]
+  // Multiplied by 448 / amax, as DeepGEMM's reference does (the GPU's division is within 2 ulp of IEEE's).
+  Tensor codes = (grouped * (448.0f / amax).expand_dims(2, loc)).to<f8e4m3>(loc).reshape(shape, loc);
+  return {codes, amax / 448.0f};
+}
+
+/// Quantizes x (M x K, bf16, rows contiguous; K a multiple of 128) to e4m3 codes (M x K) and one f32 scale per 1 x
+/// 128 group, stored [K / 128, M] as matmulFp8BlockScaled reads scaleA. Launch with cdiv(M, BLOCK_M) x
+/// cdiv(K, BLOCK_K) programs (Grid{x, y}); BLOCK_K a multiple of 128.
+inline auto quantizeFp8() {
+  return kernel("quantize_fp8", [](Ptr<bf16> x, Ptr<f8e4m3> codes, Ptr<f32> scales, Int M, Int K,
+                                   Const<int> BLOCK_M, Const<int> BLOCK_K) {
+    Tensor rows = program_id(0) * BLOCK_M + arange(0, BLOCK_M);
+    Tensor columns = program_id(1) * BLOCK_K + arange(0, BLOCK_K);
+    Tensor inside = (rows.column() < M) & (columns.row() < K);
+    Tensor offsets = rows.column() * K + columns.row();
+    Fp8Groups quantized = quantizeFp8Groups(load(x + offsets, inside, 0.0f));
+    store(codes + offsets, quantized.codes, inside);
+    Tensor groups = program_id(1) * (BLOCK_K / 128) + arange(0, BLOCK_K / 128);
+    store(scales + groups.row() * M + rows.column(), quantized.scales, (rows.column() < M) & (groups.row() * 128 < K));
+  });
+}
+
 } // namespace examples
 
 #endif // BRICK_EXAMPLES_MATMUL_FP8_H

@@ -236,12 +236,14 @@ std::optional<WgmmaPlan> planWgmma(DotOp dot, unsigned numWarps, int64_t aRegist
   MLIRContext *context = dot.getContext();
   Type a = getElementTypeOrSelf(dot.getA().getType()), b = getElementTypeOrSelf(dot.getB().getType());
   Type acc = getElementTypeOrSelf(dot.getType());
-  // tf32 stays on mma.sync: wgmma reads f32 operands from shared memory as they are and drops their low mantissa
-  // bits (6.7e-4 relative error at K = 1000 on an H100), where mma.sync takes them rounded to nearest (cvt.rna).
+  // tf32 reads f32 operands from shared memory as they are: wgmma drops their low 13 mantissa bits (truncates,
+  // as Triton's Hopper code does), where mma.sync takes them rounded to nearest (cvt.rna). tf32x3
+  // splits each operand in registers, so it stays on mma.sync.
   bool sixteenBit = (a.isF16() || a.isBF16()) && acc.isF32();
   bool int8 = a.isInteger(8) && acc.isInteger(32);
   bool float8 = isFloat8(a) && isFloat8(b) && acc.isF32(); // e4m3 and e5m2 in any pairing
-  if ((a != b && !float8) || !(sixteenBit || int8 || float8) || numWarps % 4 != 0)
+  bool tf32 = a.isF32() && acc.isF32() && dot.getInputPrecision() == InputPrecision::tf32;
+  if ((a != b && !float8) || !(sixteenBit || int8 || float8 || tf32) || numWarps % 4 != 0)
     return std::nullopt;
   auto c = cast<RankedTensorType>(dot.getType());
   int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = cast<RankedTensorType>(dot.getA().getType()).getDimSize(1);
@@ -289,7 +291,7 @@ std::optional<WgmmaPlan> planWgmma(DotOp dot, unsigned numWarps, int64_t aRegist
   };
   WgmmaPlan plan;
   // A's fragments: 4 registers per 16 rows of a warp and K step.
-  plan.aInRegisters = !float8 && computedInRegisters(dot.getA()) &&
+  plan.aInRegisters = !float8 && !tf32 && computedInRegisters(dot.getA()) &&
                       m / (16 * int64_t(warps[0])) * (k / instrK) * 4 <= aRegisterRoom;
   if (!plan.aInRegisters)
     plan.aShared = shared(dot.getA(), 1, 64);

@@ -13,6 +13,7 @@
 // CHECK-DAG: #[[B:.*]] = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
 // b contiguous along K (a [N, K] weight) is stored along K.
 // CHECK-DAG: #[[BK:.*]] = #brickgpu.nvmma_shared<{swizzle = 64, order = [0, 1]}>
+// CHECK-DAG: #[[BK128:.*]] = #brickgpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>
 module attributes {brickgpu.num_warps = 4 : i32} {
   // CHECK-LABEL: func.func @f16
   // CHECK: %[[SA:.*]] = brickgpu.local_alloc %arg0 : (tensor<128x32xf16, #{{.*}}>) -> !brickgpu.memdesc<128x32xf16, #[[A]]>
@@ -53,8 +54,7 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     %d = brick.dot %a, %b, %c : tensor<128x32xbf16, #rows> * tensor<32x128xbf16, #cols> -> tensor<128x128xf32, #acc>
     return %d : tensor<128x128xf32, #acc>
   }
-  // i8 takes wgmma only with both operands contiguous along K: b along N stays on mma.sync. tf32 always does
-  // (mma.sync takes its operands rounded to nearest; wgmma would truncate them).
+  // i8 and tf32 take wgmma only with both operands contiguous along K: b along N stays on mma.sync.
   // CHECK-LABEL: func.func @i8_b_along_n
   // CHECK-NOT: warpgroup_dot
   // CHECK: brick.dot {{.*}}#dot_op
@@ -62,9 +62,18 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     %d = brick.dot %a, %b, %c : tensor<128x64xi8, #rows> * tensor<64x128xi8, #rows> -> tensor<128x128xi32, #acc>
     return %d : tensor<128x128xi32, #acc>
   }
-  // CHECK-LABEL: func.func @tf32_along_k
+  // CHECK-LABEL: func.func @tf32_b_along_n
   // CHECK-NOT: warpgroup_dot
   // CHECK: brick.dot {{.*}}#dot_op
+  func.func @tf32_b_along_n(%a: tensor<128x32xf32, #rows>, %b: tensor<32x128xf32, #rows>, %c: tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc> {
+    %d = brick.dot %a, %b, %c inputPrecision = tf32 : tensor<128x32xf32, #rows> * tensor<32x128xf32, #rows> -> tensor<128x128xf32, #acc>
+    return %d : tensor<128x128xf32, #acc>
+  }
+  // tf32 along K: wgmma m64nNk8, each operand's rows of 32 f32 one 128-byte swizzle row.
+  // CHECK-LABEL: func.func @tf32_along_k
+  // CHECK: brickgpu.local_alloc {{.*}} -> !brickgpu.memdesc<128x32xf32, #[[B]]>
+  // CHECK: brickgpu.local_alloc {{.*}} -> !brickgpu.memdesc<32x128xf32, #[[BK128]]>
+  // CHECK: brickgpu.warpgroup_dot {{.*}} {inputPrecision = 1 : i32} {{.*}} -> tensor<128x128xf32, #[[MMA]]>
   func.func @tf32_along_k(%a: tensor<128x32xf32, #rows>, %b: tensor<32x128xf32, #cols>, %c: tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc> {
     %d = brick.dot %a, %b, %c inputPrecision = tf32 : tensor<128x32xf32, #rows> * tensor<32x128xf32, #cols> -> tensor<128x128xf32, #acc>
     return %d : tensor<128x128xf32, #acc>

@@ -911,6 +911,61 @@ TEST_P(Examples, Float8BlockScaledMatmulMatchesFloat64) {
   }
 }
 
+// Activations quantized to e4m3 per 1 x 128 group (examples::quantizeFp8): every scale is the group's largest
+// magnitude over 448 (within the GPU division's 2 ulp), every code the nearest to x times 448 over that (a code
+// off by one step only where x sits that close to a rounding boundary), each group's largest magnitude 448, a
+// group of zeros zero codes under the clamped scale; ragged M, K of three groups, one and two groups a program.
+TEST_P(Examples, QuantizeFp8GroupsMatchTheReference) {
+  auto kernel = examples::quantizeFp8();
+  using namespace examples::host;
+  const int M = 100, K = 384, groups = K / 128;
+  std::mt19937 rng(91);
+  std::vector<uint16_t> x(size_t(M) * K);
+  for (size_t i = 0; i < x.size(); ++i) // magnitudes from 2^-12 to 2^12, so groups differ in scale
+    x[i] = floatToBf16(std::ldexp(float(rng() % 1000) / 1000, int(rng() % 25) - 12) * (rng() & 1 ? -1 : 1));
+  for (int p = 128; p < 256; ++p)
+    x[size_t(7) * K + p] = 0; // row 7's second group: zeros
+  auto dX = upload(device(), x.data(), x.size() * 2);
+  ASSERT_TRUE(dX);
+  for (int blockK : {128, 256}) {
+    auto dCodes = poisoned(device(), size_t(M) * K), dScales = poisoned(device(), size_t(groups) * M * 4);
+    ASSERT_TRUE(dCodes && dScales);
+    const int blockM = 64;
+    Grid grid{unsigned((M + blockM - 1) / blockM), unsigned((K + blockK - 1) / blockK)};
+    ASSERT_FALSE(kernel.launch(grid, LaunchOptions{.device = &device()}, *dX, *dCodes, *dScales, M, K, blockM, blockK));
+    std::string failure;
+    std::vector<uint8_t> codes = download<uint8_t>(*dCodes, size_t(M) * K, failure);
+    std::vector<float> scales = download<float>(*dScales, size_t(groups) * M, failure);
+    ASSERT_TRUE(failure.empty()) << failure;
+    int nearBoundary = 0;
+    for (int i = 0; i < M; ++i)
+      for (int g = 0; g < groups; ++g) {
+        float amax = 0;
+        for (int p = g * 128; p < (g + 1) * 128; ++p)
+          amax = std::max(amax, std::fabs(bf16ToFloat(x[size_t(i) * K + p])));
+        amax = std::max(amax, 1e-4f);
+        float scale = scales[size_t(g) * M + i];
+        ASSERT_NEAR(scale, amax / 448.0f, 2.5e-7 * (amax / 448.0f)) << "row " << i << " group " << g;
+        uint8_t largest = 0;
+        for (int p = g * 128; p < (g + 1) * 128; ++p) {
+          float value = bf16ToFloat(x[size_t(i) * K + p]) * (448.0f / amax);
+          uint8_t code = codes[size_t(i) * K + p], want = floatToE4M3(value);
+          largest = std::max<uint8_t>(largest, code & 0x7f);
+          if (code == want)
+            continue;
+          // Off by one step, where value is within 1e-6 of the midpoint between the two codes.
+          float mid = (e4m3ToFloat(code) + e4m3ToFloat(want)) / 2;
+          ASSERT_TRUE((code & 0x80) == (want & 0x80) && std::abs(int(code & 0x7f) - int(want & 0x7f)) == 1)
+              << "row " << i << " column " << p;
+          ASSERT_LE(std::fabs(value - mid), 1e-6f * std::fabs(value)) << "row " << i << " column " << p;
+          ++nearBoundary;
+        }
+        EXPECT_EQ(largest, i == 7 && g == 1 ? 0 : 0x7e) << "row " << i << " group " << g; // 0x7e is 448
+      }
+    EXPECT_LE(nearBoundary, M * K / 1000) << "BLOCK_K " << blockK;
+  }
+}
+
 TEST_P(Examples, HintedGatherReadsWhatItShould) {
   // Pages of 4 consecutive indices (what multiple_of / max_contiguous state), in a scrambled order, ragged n.
   auto kernel = brick::kernel("hinted_gather", [](Ptr<f32> out, Ptr<f32> table, Ptr<i32> indices, Int n,

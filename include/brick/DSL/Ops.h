@@ -218,7 +218,8 @@ Tensor cumprod(const Tensor &x, int axis, bool reverse = false, Loc loc = Loc::c
 
 enum class Precision { IEEE, TF32, TF32x3 };
 /// Matrix product a[M, K] * b[K, N] (+ acc[M, N]). f16/bf16/f32 accumulate in f32, i8 in i32. f32 inputs
-/// round to tf32 on tensor cores unless `precision` says otherwise (as in Triton).
+/// become tf32 on tensor cores unless `precision` says otherwise (as in Triton): rounded to nearest by mma.sync,
+/// truncated by sm_90a's wgmma (both operands along K), as in Triton; tf32x3 where that bias matters.
 Tensor dot(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
 Tensor dot(const Tensor &a, const Tensor &b, const Tensor &acc, Loc loc = Loc::current());
 Tensor dot(const Tensor &a, const Tensor &b, const Tensor &acc, Precision precision, Loc loc = Loc::current());
