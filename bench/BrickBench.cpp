@@ -1235,8 +1235,8 @@ void benchFp8(const std::vector<examples::MatmulConfig> &sweep) {
 
 //===----------------------------------------------------------------------===//
 // tf32 and s8 GEMMs (bench/dot_types.py puts cuBLAS beside them): A M x K; B N x K (along K: the only layout wgmma
-// reads 32- and 8-bit operands in) through examples::matmulDescriptorsTransposedB at each swept config, and B K x N
-// through examples::matmul (pointers, matmulConfig's tiles), which wgmma cannot read for these types.
+// reads 32- and 8-bit operands in) through examples::matmulDescriptorsTransposedB, and B K x N through
+// examples::matmul (pointers; on sm_90a staged in shared memory and rewritten along K), each at every swept config.
 //===----------------------------------------------------------------------===//
 
 template <ElementTag T, ElementTag Out>
@@ -1302,11 +1302,15 @@ void benchDotType(const std::string &name, const std::vector<examples::MatmulCon
     });
   }
   static auto alongN = examples::matmul<T, Out>(Precision::TF32);
-  examples::MatmulConfig config = examples::matmulConfig(m, n, k, int(sizeof(In)), unsigned(device->computeCapability()));
-  measure(shape + "_b", [&] {
-    return alongN.launch(Grid{config.programs(m, n)}, optionsOf(config), da, dbKN, dc, m, n, k, k, 1, n, 1, n, 1,
-                         config.blockM, config.blockN, config.blockK, config.groupM);
-  });
+  for (size_t index = 0; index < sweep.size(); ++index) {
+    examples::MatmulConfig config = sweep[index];
+    config.blockK = config.blockK * 4 / int(sizeof(In));
+    config.warpSpecialize = false; // pointers: no TMA copies for a producer to issue
+    measure(shape + "_b_cfg" + std::to_string(index), [&] {
+      return alongN.launch(Grid{config.programs(m, n)}, optionsOf(config), da, dbKN, dc, m, n, k, k, 1, n, 1, n, 1,
+                           config.blockM, config.blockN, config.blockK, config.groupM);
+    });
+  }
 }
 
 /// BRICK_BENCH_DOT_SHAPES="M,N,K;..." (default 4096^3), tf32 then s8, at each swept config.

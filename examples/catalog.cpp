@@ -73,6 +73,12 @@ const std::vector<Example> &catalog() {
       make("matmul", "C = A * B (f16, 128x128x32 tiles, GROUP_M = 8, 4 warps, 4 stages)", matmul<brick::f16>(),
            {aligned, aligned, aligned, aligned, aligned, aligned, aligned, one, aligned, one, aligned, one, 128, 128, 32, 8},
            MatmulConfig{}.warps, MatmulConfig{}.stages),
+      make("matmul_tf32",
+           "C = A * B of f32 on tf32 tensor cores (128x256x32 tiles, GROUP_M = 8, 8 warps, 3 stages; on sm_90a B, "
+           "stored K x N, is staged in shared memory and rewritten along K for wgmma)",
+           matmul<brick::f32>(Precision::TF32),
+           {aligned, aligned, aligned, aligned, aligned, aligned, aligned, one, aligned, one, aligned, one, 128, 256, 32, 8},
+           8, 3),
       make("matmul_descriptors", "C = A * B through tensor descriptors (f16, 128x128x32 blocks, 4 warps, 4 stages)",
            matmulDescriptors<brick::f16>(), descriptorMatmul(128, 128, 32, 8), MatmulConfig{}.warps,
            MatmulConfig{}.stages),

@@ -52,11 +52,16 @@ struct Fp8Groups {
 inline Fp8Groups quantizeFp8Groups(const Tensor &x, Loc loc = Loc::current()) {
   std::vector<int64_t> shape = x.shape(loc);
   int64_t rows = shape.at(0), groups = shape.at(1) / 128;
-  Tensor grouped = x.to<f32>(loc).reshape({rows, groups, 128}, loc);
-  Tensor amax = maximum(max(abs(grouped, loc), 2, loc), 1e-4f, loc); // [rows, groups]
+  // One group a row is reduced in the block's own layout; several go through a [rows, groups, 128] reshape,
+  // which costs a round trip through shared memory.
+  Tensor grouped = groups == 1 ? x.to<f32>(loc) : x.to<f32>(loc).reshape({rows, groups, 128}, loc);
+  int axis = groups == 1 ? 1 : 2;
+  Tensor amax = maximum(max(abs(grouped, loc), axis, loc), 1e-4f, loc); // [rows] or [rows, groups]
   // Multiplied by 448 / amax, as DeepGEMM's reference does (the GPU's division is within 2 ulp of IEEE's).
-  Tensor codes = (grouped * (448.0f / amax).expand_dims(2, loc)).to<f8e4m3>(loc).reshape(shape, loc);
-  return {codes, amax / 448.0f};
+  Tensor codes = (grouped * (448.0f / amax).expand_dims(axis, loc)).to<f8e4m3>(loc);
+  if (groups == 1)
+    return {codes, (amax / 448.0f).column(loc)};
+  return {codes.reshape(shape, loc), amax / 448.0f};
 }
 
 /// Quantizes x (M x K, bf16, rows contiguous; K a multiple of 128) to e4m3 codes (M x K) and one f32 scale per 1 x

@@ -272,15 +272,20 @@ std::optional<WgmmaPlan> planWgmma(DotOp dot, unsigned numWarps, int64_t aRegist
     SmallVector<unsigned> order = block ? SmallVector<unsigned>{1 - storedOrder[0], 1 - storedOrder[1]} : storedOrder;
     auto type = cast<RankedTensorType>(operand.getType());
     bool kMajor = order[0] == kDim;
-    if (!kMajor && !sixteenBit)
-      return {};
+    // wgmma reads 8- and 32-bit operands only along K: one stored along M or N gets a buffer along K, written
+    // from registers (brickgpu-pipeline stages its load in a buffer of its own and prefetches that).
+    bool restaged = !kMajor && !sixteenBit;
+    if (restaged) {
+      order = {kDim, 1 - kDim};
+      kMajor = true;
+    }
     int64_t rowBytes = type.getDimSize(order[0]) * bytes;
     unsigned swizzle = widestSwizzle(rowBytes, kMajor ? rowBytes : tileAlongOther * bytes);
     if (!swizzle || type.getDimSize(order[1]) % 8 != 0)
       return {};
     // A descriptor block kept for TMA lands in the layout its tensor map gives; wgmma reads it there when that
     // swizzle also divides each instruction tile (the pipeline then copies straight into the operand's ring).
-    if (source.getDefiningOp<DescriptorLoadOp>()) {
+    if (source.getDefiningOp<DescriptorLoadOp>() && !restaged) {
       auto sourceType = cast<RankedTensorType>(source.getType());
       if (auto tma = brickgpu::getTMALayout(context, sourceType.getShape(), sourceType.getElementType());
           tma && tma.getOrder() == ArrayRef<unsigned>(storedOrder) &&

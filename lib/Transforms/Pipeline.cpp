@@ -96,6 +96,105 @@ LocalAllocOp copyTarget(LoadOp load, const ModuleAxisInfo &axisInfo) {
   return alloc;
 }
 
+/// Whether every use of `value` leads, through elementwise ops and layout conversions in `body`, only to
+/// buffers that dots read (local_allocs next to them): work between a load and the dot it feeds.
+bool feedsOnlyDots(Value value, Operation *load, Block *body) {
+  return !value.use_empty() && llvm::all_of(value.getUsers(), [&](Operation *user) {
+    if (user->getBlock() != body)
+      return false;
+    if (auto alloc = dyn_cast<LocalAllocOp>(user))
+      return readOnlyByDots(load, alloc);
+    bool elementwise = user->getNumRegions() == 0 && user->getNumResults() == 1 && isMemoryEffectFree(user) &&
+                       (user->hasTrait<OpTrait::Elementwise>() || isa<brickgpu::ConvertLayoutOp>(user));
+    return elementwise && feedsOnlyDots(user->getResult(0), load, body);
+  });
+}
+
+/// The dimension a shared buffer's elements run along first.
+unsigned sharedFastest(brickgpu::MemDescType type) {
+  if (auto nvmma = dyn_cast<brickgpu::NVMMASharedEncodingAttr>(type.getEncoding()))
+    return nvmma.getOrder()[0];
+  return cast<brickgpu::SharedEncodingAttr>(type.getEncoding()).getOrder()[0];
+}
+
+/// The layout to read a staged 2-D block back in when it only goes on into `target`, a buffer running along the
+/// other dimension (an operand wgmma reads along K): each thread holds 16 bytes along the target's fastest
+/// dimension and lanes run along the other, so that the target is written in whole 16-byte vectors, a warp's
+/// spread over as many rows (their swizzle phases differ), and read from the staged rows element by element
+/// across the lanes (consecutive addresses).
+Attribute transposingLayout(brickgpu::MemDescType target, unsigned numWarps) {
+  ArrayRef<int64_t> shape = target.getShape();
+  unsigned fast = sharedFastest(target);
+  unsigned other = 1 - fast;
+  SmallVector<unsigned> sizePerThread(2, 1), threadsPerWarp(2, 1), warpsPerCTA(2, 1);
+  sizePerThread[fast] = unsigned(std::min<int64_t>(16 / getSharedElementBytes(target.getElementType()), shape[fast]));
+  threadsPerWarp[other] = unsigned(std::min<int64_t>(32, shape[other]));
+  threadsPerWarp[fast] = 32 / threadsPerWarp[other];
+  warpsPerCTA[other] = unsigned(std::min<int64_t>(numWarps, std::max<int64_t>(1, shape[other] / threadsPerWarp[other])));
+  warpsPerCTA[fast] = numWarps / warpsPerCTA[other];
+  return brickgpu::BlockedEncodingAttr::get(target.getContext(), sizePerThread, threadsPerWarp, warpsPerCTA,
+                                            {fast, other});
+}
+
+/// Stages each load of `loop` that feeds dots but cannot be copied into their buffers as it is (it is converted,
+/// scaled or unpacked on the way, or the dot's buffer runs along another dimension: an 8- or 32-bit operand that
+/// wgmma reads only along K): the load fills a buffer of its own, in the order it reads memory (a descriptor
+/// block: in its TMA layout), and a local_load gives the block back where the load's value was used. That buffer
+/// is then prefetched like any other, and the work after it runs on a block already in shared memory.
+void stageLoadsForDots(scf::ForOp loop, const ModuleAxisInfo &axisInfo) {
+  Block *body = loop.getBody();
+  MLIRContext *context = loop.getContext();
+  for (Operation &op : llvm::make_early_inc_range(body->getOperations())) {
+    MemDescType stagedType;
+    if (auto load = dyn_cast<LoadOp>(op)) {
+      if (copyTarget(load, axisInfo) || load.getIsVolatile() || (load.getOther() && !isZeroConstant(load.getOther())))
+        continue;
+      auto pointers = dyn_cast<RankedTensorType>(load.getPtr().getType());
+      if (!pointers || pointers.getRank() != 2 || !brickgpu::getLayout(pointers))
+        continue;
+      // cp.async of at least 4 bytes, contiguous along the dimension the layout's registers run first.
+      auto type = cast<RankedTensorType>(load.getType());
+      unsigned bits = std::max(8u, type.getElementType().getIntOrFloatBitWidth());
+      unsigned width = getMemoryAccessWidth(axisInfo, load.getPtr(), load.getMask(), bits);
+      brickgpu::LinearLayout layout = brickgpu::getLinearLayout(pointers);
+      ArrayRef<brickgpu::LinearLayout::Coordinate> registers = layout.getRegisterBases();
+      if (width * bits < 32 || registers.empty())
+        continue;
+      unsigned fastest = registers.front()[0] == 1 ? 0 : 1;
+      if (registers.front()[fastest] != 1)
+        continue;
+      auto encoding = brickgpu::SharedEncodingAttr::get(context, width, 1, 1, {fastest, 1 - fastest});
+      stagedType = MemDescType::get(context, type.getShape(), type.getElementType(), encoding);
+    } else if (auto load = dyn_cast<DescriptorLoadOp>(op)) {
+      auto type = cast<RankedTensorType>(load.getType());
+      if (tmaTarget(load) || !load.getDesc().getDefiningOp<MakeTensorDescriptorOp>() || type.getRank() != 2)
+        continue;
+      auto tma = brickgpu::getTMALayout(context, type.getShape(), type.getElementType());
+      if (!tma)
+        continue;
+      stagedType = MemDescType::get(context, type.getShape(), type.getElementType(), tma);
+    } else {
+      continue;
+    }
+    Value loaded = op.getResult(0);
+    if (!feedsOnlyDots(loaded, &op, body))
+      continue;
+    // A block that only goes on into a buffer along its other dimension is read back in the layout that writes
+    // that buffer best.
+    auto type = cast<RankedTensorType>(loaded.getType());
+    auto target = loaded.hasOneUse() ? dyn_cast<LocalAllocOp>(*loaded.getUsers().begin()) : LocalAllocOp();
+    OpBuilder b(op.getContext());
+    b.setInsertionPointAfter(&op);
+    auto staged = LocalAllocOp::create(b, op.getLoc(), stagedType, loaded);
+    if (target && sharedFastest(target.getType()) != sharedFastest(stagedType)) {
+      unsigned numWarps = brickgpu::BrickGPUDialect::getNumWarps(loop->getParentOfType<ModuleOp>());
+      type = RankedTensorType::get(type.getShape(), type.getElementType(), transposingLayout(target.getType(), numWarps));
+    }
+    auto back = brickgpu::LocalLoadOp::create(b, op.getLoc(), type, staged);
+    loaded.replaceAllUsesExcept(back, staged);
+  }
+}
+
 /// The wgmma dots of `loop` that read prefetched buffers and only accumulate across iterations (their accumulator
 /// is a loop value they alone update): these can stay in flight into the next iteration. Empty when some
 /// dot reading a prefetched buffer cannot (then every dot stays synchronous).
@@ -155,6 +254,7 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
                         .wasInterrupted();
       if (writes || loop.getUnsignedCmp())
         return;
+      stageLoadsForDots(loop, axisInfo);
       SmallVector<Prefetched> loads;
       for (Operation &op : loop.getBody()->getOperations()) {
         LocalAllocOp alloc;

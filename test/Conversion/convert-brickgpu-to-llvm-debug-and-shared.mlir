@@ -47,6 +47,23 @@ module attributes {brickgpu.num_warps = 1 : i32, brickgpu.shared = 2048 : i32} {
 
 // -----
 
+// Registers that run along a row come back as one load of 16 bytes (a staged block read whole), as they are stored.
+#b = #brickgpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+#shared = #brickgpu.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+module attributes {brickgpu.num_warps = 1 : i32, brickgpu.shared = 4096 : i32} {
+  // CHECK-LABEL: llvm.func @vector_round_trip
+  func.func @vector_round_trip(%x: tensor<16x64xf16, #b>) -> tensor<16x64xf16, #b> {
+    // CHECK: llvm.store {{.*}} : vector<8xf16>, !llvm.ptr<3>
+    %buf = brickgpu.local_alloc %x {brickgpu.offset = 0 : i32} : (tensor<16x64xf16, #b>) -> !brickgpu.memdesc<16x64xf16, #shared>
+    // CHECK-COUNT-4: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xf16>
+    // CHECK-NOT: llvm.load {{.*}} -> f16
+    %y = brickgpu.local_load %buf : !brickgpu.memdesc<16x64xf16, #shared> -> tensor<16x64xf16, #b>
+    return %y : tensor<16x64xf16, #b>
+  }
+}
+
+// -----
+
 #b = #brickgpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 module attributes {brickgpu.num_warps = 1 : i32, brickgpu.shared = 0 : i32} {
   // A constant block that is not a splat: a table in global memory, read at each thread's coordinates.

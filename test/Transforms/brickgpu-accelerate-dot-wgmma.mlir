@@ -54,17 +54,18 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     %d = brick.dot %a, %b, %c : tensor<128x32xbf16, #rows> * tensor<32x128xbf16, #cols> -> tensor<128x128xf32, #acc>
     return %d : tensor<128x128xf32, #acc>
   }
-  // i8 and tf32 take wgmma only with both operands contiguous along K: b along N stays on mma.sync.
+  // wgmma reads i8 and tf32 only along K: b along N gets a buffer along K all the same, written from registers
+  // (brickgpu-pipeline stages the load that feeds it).
   // CHECK-LABEL: func.func @i8_b_along_n
-  // CHECK-NOT: warpgroup_dot
-  // CHECK: brick.dot {{.*}}#dot_op
+  // CHECK: brickgpu.local_alloc %arg1 {{.*}} -> !brickgpu.memdesc<64x128xi8, #[[BK]]>
+  // CHECK: brickgpu.warpgroup_dot
   func.func @i8_b_along_n(%a: tensor<128x64xi8, #rows>, %b: tensor<64x128xi8, #rows>, %c: tensor<128x128xi32, #acc>) -> tensor<128x128xi32, #acc> {
     %d = brick.dot %a, %b, %c : tensor<128x64xi8, #rows> * tensor<64x128xi8, #rows> -> tensor<128x128xi32, #acc>
     return %d : tensor<128x128xi32, #acc>
   }
   // CHECK-LABEL: func.func @tf32_b_along_n
-  // CHECK-NOT: warpgroup_dot
-  // CHECK: brick.dot {{.*}}#dot_op
+  // CHECK: brickgpu.local_alloc %arg1 {{.*}} -> !brickgpu.memdesc<32x128xf32, #[[BK128]]>
+  // CHECK: brickgpu.warpgroup_dot
   func.func @tf32_b_along_n(%a: tensor<128x32xf32, #rows>, %b: tensor<32x128xf32, #rows>, %c: tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc> {
     %d = brick.dot %a, %b, %c inputPrecision = tf32 : tensor<128x32xf32, #rows> * tensor<32x128xf32, #rows> -> tensor<128x128xf32, #acc>
     return %d : tensor<128x128xf32, #acc>

@@ -68,7 +68,8 @@ module attributes {brickgpu.num_warps = 4 : i32} {
 // -----
 
 // A buffer not laid out as the tensor map writes it (B's rows are 256 bytes: TMA swizzles 128, the buffer 64) is
-// left for brickgpu-lower-descriptor-loads.
+// staged: TMA fills a ring in the tensor map's layout, and each iteration reads its slot back and writes the dot's
+// buffer from registers.
 #rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
 #mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 32]}>
 #a = #brickgpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>
@@ -76,9 +77,15 @@ module attributes {brickgpu.num_warps = 4 : i32} {
   // The dot stays synchronous: the buffer of the block left in the loop is written every iteration, and a dot in
   // flight would still read it.
   // CHECK-LABEL: func.func @mismatch
-  // CHECK-NOT: async_tma_copy
-  // CHECK: brick.descriptor_load
-  // CHECK-NOT: async_tma_copy
+  // CHECK: %[[RING:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<4x32x128xf16, #[[TMA:.*]]>
+  // CHECK: scf.for
+  // CHECK: brickgpu.async_tma_copy_global_to_local
+  // CHECK: brickgpu.wait_barrier
+  // CHECK: %[[SLOT:.*]] = brickgpu.memdesc_index %[[RING]]
+  // CHECK: %[[BLOCK:.*]] = brickgpu.local_load %[[SLOT]] : !brickgpu.memdesc<32x128xf16, #[[TMA]]>
+  // CHECK: %[[B:.*]] = brickgpu.local_alloc %[[BLOCK]] {{.*}} -> !brickgpu.memdesc<32x128xf16, #nvmma_shared>
+  // CHECK: brickgpu.warpgroup_dot %{{.*}}, %[[B]]
+  // CHECK-NOT: brick.descriptor_load
   // CHECK-NOT: isAsync
   // CHECK-NOT: warpgroup_dot_wait
   func.func @mismatch(%p: !brick.ptr<f16>, %map: !brick.tensormap, %m: i32, %kTiles: i32, %s: i64,

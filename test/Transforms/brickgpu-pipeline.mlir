@@ -255,3 +255,70 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     return %out#0, %out#1 : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>
   }
 }
+
+// -----
+
+// A load that reaches the dot's buffer through elementwise work (here scaled, as a dequantized weight is) is staged:
+// it fills a ring of its own, laid out as it reads memory (8 halves a copy), each iteration reads its slot back,
+// scales it and writes the dot's buffer, which is written in the loop, so the dot stays synchronous.
+#l = #brickgpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#nv = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: func.func @scaled
+  // CHECK: %[[RING:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<3x64x64xf16, #[[STAGE:shared[0-9]*]]>
+  // CHECK: scf.for
+  // CHECK: brickgpu.async_copy_global_to_local %{{.*}}, %{{.*}} mask %{{.*}} : tensor<64x64x!brick.ptr<f16>, #{{.*}}> -> !brickgpu.memdesc<64x64xf16, #[[STAGE]]>
+  // CHECK: %[[SLOT:.*]] = brickgpu.memdesc_index %[[RING]]
+  // CHECK: %[[X:.*]] = brickgpu.local_load %[[SLOT]]
+  // CHECK: %[[Y:.*]] = arith.mulf %[[X]]
+  // CHECK: %[[BUF:.*]] = brickgpu.local_alloc %[[Y]] : (tensor<64x64xf16, #{{.*}}>) -> !brickgpu.memdesc<64x64xf16, #nvmma_shared>
+  // CHECK: brickgpu.warpgroup_dot %[[BUF]], %[[BUF]], %{{.*}} :
+  // CHECK-NOT: isAsync
+  // CHECK-NOT: brick.load
+  // CHECK: scf.yield
+  func.func @scaled(%p: !brick.ptr<f16> {brick.divisibility = 16 : i32}, %n: i32) -> tensor<64x64xf32, #mma> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = brick.make_range 0, 64 : tensor<64xi32, #brickgpu.slice<{dim = 0, parent = #l}>>
+    %row = brick.expand_dims %r {axis = 0 : i32} : tensor<64xi32, #brickgpu.slice<{dim = 0, parent = #l}>> -> tensor<1x64xi32, #l>
+    %cols = brick.broadcast %row : tensor<1x64xi32, #l> -> tensor<64x64xi32, #l>
+    %ps = brick.splat %p : tensor<64x64x!brick.ptr<f16>, #l>
+    %ptrs = brick.addptr %ps, %cols : tensor<64x64x!brick.ptr<f16>, #l>, tensor<64x64xi32, #l>
+    %step = arith.constant dense<64> : tensor<64x64xi32, #l>
+    %half = arith.constant dense<0.5> : tensor<64x64xf16, #l>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %out:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %q = %ptrs) -> (tensor<64x64xf32, #mma>, tensor<64x64x!brick.ptr<f16>, #l>) : i32 {
+      %x = brick.load %q : tensor<64x64x!brick.ptr<f16>, #l>
+      %y = arith.mulf %x, %half : tensor<64x64xf16, #l>
+      %buf = brickgpu.local_alloc %y : (tensor<64x64xf16, #l>) -> !brickgpu.memdesc<64x64xf16, #nv>
+      %d = brickgpu.warpgroup_dot %buf, %buf, %acc : !brickgpu.memdesc<64x64xf16, #nv>, !brickgpu.memdesc<64x64xf16, #nv> -> tensor<64x64xf32, #mma>
+      %q2 = brick.addptr %q, %step : tensor<64x64x!brick.ptr<f16>, #l>, tensor<64x64xi32, #l>
+      scf.yield %d, %q2 : tensor<64x64xf32, #mma>, tensor<64x64x!brick.ptr<f16>, #l>
+    }
+    return %out#0 : tensor<64x64xf32, #mma>
+  }
+  // A load that something else reads too (here the loop's result) is left alone.
+  // CHECK-LABEL: func.func @also_returned
+  // CHECK-NOT: async_copy
+  // CHECK: brick.load
+  func.func @also_returned(%p: !brick.ptr<f16> {brick.divisibility = 16 : i32}, %n: i32) -> tensor<64x64xf16, #l> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = brick.make_range 0, 64 : tensor<64xi32, #brickgpu.slice<{dim = 0, parent = #l}>>
+    %row = brick.expand_dims %r {axis = 0 : i32} : tensor<64xi32, #brickgpu.slice<{dim = 0, parent = #l}>> -> tensor<1x64xi32, #l>
+    %cols = brick.broadcast %row : tensor<1x64xi32, #l> -> tensor<64x64xi32, #l>
+    %ps = brick.splat %p : tensor<64x64x!brick.ptr<f16>, #l>
+    %ptrs = brick.addptr %ps, %cols : tensor<64x64x!brick.ptr<f16>, #l>, tensor<64x64xi32, #l>
+    %half = arith.constant dense<0.5> : tensor<64x64xf16, #l>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %out:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %last = %half) -> (tensor<64x64xf32, #mma>, tensor<64x64xf16, #l>) : i32 {
+      %x = brick.load %ptrs : tensor<64x64x!brick.ptr<f16>, #l>
+      %y = arith.mulf %x, %half : tensor<64x64xf16, #l>
+      %buf = brickgpu.local_alloc %y : (tensor<64x64xf16, #l>) -> !brickgpu.memdesc<64x64xf16, #nv>
+      %d = brickgpu.warpgroup_dot %buf, %buf, %acc : !brickgpu.memdesc<64x64xf16, #nv>, !brickgpu.memdesc<64x64xf16, #nv> -> tensor<64x64xf32, #mma>
+      scf.yield %d, %y : tensor<64x64xf32, #mma>, tensor<64x64xf16, #l>
+    }
+    return %out#1 : tensor<64x64xf16, #l>
+  }
+}

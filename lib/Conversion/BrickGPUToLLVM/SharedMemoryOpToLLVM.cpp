@@ -20,8 +20,8 @@ Type storedType(OpBuilder &b, Type element) { return element.isInteger(1) ? b.ge
 
 /// Writes the block `values` of `tensorType` into `memory` at `base`; with `columnOffset`, only its columns
 /// [columnOffset, columnOffset + memory's width), into a buffer that narrow (local_store's column window).
-/// Registers that run along a row and stay together under the buffer's swizzle go as one store of up to 16 bytes
-/// (wgmma's accumulator pairs: half the stores of an epilogue).
+/// Registers that run along the buffer's fastest dimension and stay together under its swizzle go as one store of
+/// up to 16 bytes (wgmma's accumulator pairs: half the stores of an epilogue).
 void storeBlock(ConversionPatternRewriter &b, Location loc, Value base, RankedTensorType tensorType, Value values,
                 MemDescType memory, const LLVMTypeConverter &converter, const LoweringContext &context,
                 std::optional<int64_t> columnOffset = {}) {
@@ -34,7 +34,8 @@ void storeBlock(ConversionPatternRewriter &b, Location loc, Value base, RankedTe
   unsigned bits = tensorType.getElementType().getIntOrFloatBitWidth();
   unsigned width = element.isInteger(1) || bits % 8
                        ? 1
-                       : std::max(1u, rowVectorWidth(layout, std::min(16 / bytes, sharedRowRunElements(memory))));
+                       : std::max(1u, rowVectorWidth(layout, std::min(16 / bytes, sharedRowRunElements(memory)),
+                                                     sharedFastestDim(memory)));
   SmallVector<Value> registers = unpack(b, loc, values);
   auto coordinates = emitCoordinates(b, loc, layout, getThreadId(b, loc));
   emitBarrier(b, loc); // readers of the old contents are done
@@ -103,12 +104,28 @@ struct LocalLoadLowering : ConvertOpToLLVMPattern<brickgpu::LocalLoadOp> {
     Type element = getTypeConverter()->convertType(tensorType.getElementType());
     Type stored = storedType(b, element);
     auto sharedPointer = LLVM::LLVMPointerType::get(b.getContext(), 3);
+    brickgpu::LinearLayout layout = brickgpu::getLinearLayout(tensorType);
+    // Registers that run along a row and stay together under the buffer's swizzle come as one load of up to 16
+    // bytes, as storeBlock writes them (a block staged in shared memory and read back whole).
+    unsigned bytes = getSharedElementBytes(tensorType.getElementType());
+    unsigned bits = tensorType.getElementType().getIntOrFloatBitWidth();
+    unsigned width = element.isInteger(1) || bits % 8
+                         ? 1
+                         : std::max(1u, rowVectorWidth(layout, std::min(16 / bytes, sharedRowRunElements(op.getSrc().getType())),
+                                                       sharedFastestDim(op.getSrc().getType())));
+    auto coordinates = emitCoordinates(b, loc, layout, getThreadId(b, loc));
     SmallVector<Value> values;
-    for (auto &coordinate : emitCoordinates(b, loc, brickgpu::getLinearLayout(tensorType), getThreadId(b, loc))) {
+    for (unsigned first = 0; first < coordinates.size(); first += width) {
       Value address = LLVM::GEPOp::create(b, loc, sharedPointer, stored, adaptor.getSrc(),
-                                          ValueRange{emitSharedOffset(b, loc, coordinate, op.getSrc().getType())});
-      Value v = LLVM::LoadOp::create(b, loc, stored, address);
-      values.push_back(element.isInteger(1) ? Value(LLVM::TruncOp::create(b, loc, element, v)) : v);
+                                          ValueRange{emitSharedOffset(b, loc, coordinates[first], op.getSrc().getType())});
+      if (width == 1) {
+        Value v = LLVM::LoadOp::create(b, loc, stored, address);
+        values.push_back(element.isInteger(1) ? Value(LLVM::TruncOp::create(b, loc, element, v)) : v);
+        continue;
+      }
+      Value vector = LLVM::LoadOp::create(b, loc, VectorType::get({width}, stored), address, width * bytes);
+      for (unsigned i = 0; i < width; ++i)
+        values.push_back(LLVM::ExtractElementOp::create(b, loc, vector, i32Constant(b, loc, i)));
     }
     b.replaceOp(op, pack(b, loc, getTypeConverter()->convertType(tensorType), values));
     return success();

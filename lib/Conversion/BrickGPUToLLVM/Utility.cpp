@@ -209,8 +209,8 @@ Value getSharedMemoryBase(OpBuilder &builder, Location loc, Operation *op) {
                              ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(offset)});
 }
 
-unsigned rowVectorWidth(const brickgpu::LinearLayout &layout, unsigned maxElements) {
-  unsigned last = layout.getRank() - 1;
+unsigned rowVectorWidth(const brickgpu::LinearLayout &layout, unsigned maxElements, int dim) {
+  unsigned last = dim < 0 ? layout.getRank() - 1 : unsigned(dim);
   unsigned width = std::min<unsigned>(layout.getContiguousRegisters(last), maxElements);
   auto aligned = [&](ArrayRef<brickgpu::LinearLayout::Coordinate> bases) {
     return llvm::all_of(bases, [&](const brickgpu::LinearLayout::Coordinate &basis) { return basis[last] % width == 0; });
@@ -221,15 +221,18 @@ unsigned rowVectorWidth(const brickgpu::LinearLayout &layout, unsigned maxElemen
   return width;
 }
 
-unsigned sharedRowRunElements(brickgpu::MemDescType type) {
-  unsigned last = type.getShape().size() - 1;
+unsigned sharedFastestDim(brickgpu::MemDescType type) {
   if (auto nvmma = dyn_cast<brickgpu::NVMMASharedEncodingAttr>(type.getEncoding()))
-    return nvmma.getOrder()[0] == last ? 128 / type.getElementType().getIntOrFloatBitWidth() : 1;
+    return nvmma.getOrder()[0];
+  return cast<brickgpu::SharedEncodingAttr>(type.getEncoding()).getOrder()[0];
+}
+
+unsigned sharedRowRunElements(brickgpu::MemDescType type) {
+  if (isa<brickgpu::NVMMASharedEncodingAttr>(type.getEncoding()))
+    return 128 / type.getElementType().getIntOrFloatBitWidth();
   auto encoding = cast<brickgpu::SharedEncodingAttr>(type.getEncoding());
-  if (encoding.getOrder()[0] != last)
-    return 1;
   // Rows start aligned to the largest power of two dividing their length; a swizzle keeps `vec` together.
-  int64_t rowLength = type.getShape()[last];
+  int64_t rowLength = type.getShape()[sharedFastestDim(type)];
   unsigned rowAlignment = unsigned(rowLength & -rowLength);
   return std::max(1u, encoding.getMaxPhase() > 1 ? std::min(encoding.getVec(), rowAlignment) : rowAlignment);
 }

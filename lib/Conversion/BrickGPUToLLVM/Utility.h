@@ -67,12 +67,13 @@ Value getSharedMemoryBase(OpBuilder &builder, Location loc, Operation *op);
 /// but the fastest) one after another, 16-byte groups of a row XOR-swizzled by the row's phase.
 Value emitSharedOffset(OpBuilder &builder, Location loc, ArrayRef<Value> coordinate, brickgpu::MemDescType type);
 /// How many consecutive registers of `layout`, from each multiple of that many, hold consecutive elements along
-/// the last dimension at a multiple of that many (so that they are one aligned vector in a row), up to
-/// `maxElements`.
-unsigned rowVectorWidth(const brickgpu::LinearLayout &layout, unsigned maxElements);
-/// How many elements, from each multiple of that many along a buffer's last dimension, stay consecutive in shared
-/// memory under its layout's swizzle (16 bytes for #nvmma_shared, `vec` for a swizzled #shared); 1 when the last
-/// dimension is not the fastest.
+/// dimension `dim` (the last by default) at a multiple of that many (so that they are one aligned vector in a
+/// row), up to `maxElements`.
+unsigned rowVectorWidth(const brickgpu::LinearLayout &layout, unsigned maxElements, int dim = -1);
+/// The dimension a shared buffer's elements run along first.
+unsigned sharedFastestDim(brickgpu::MemDescType type);
+/// How many elements, from each multiple of that many along a buffer's fastest dimension, stay consecutive in
+/// shared memory under its layout's swizzle (16 bytes for #nvmma_shared, `vec` for a swizzled #shared).
 unsigned sharedRowRunElements(brickgpu::MemDescType type);
 /// bar.sync 0; in a warp-specialized module (brickgpu.producer_warps), a barrier of the consumer warps alone
 /// unless `allWarps`.
