@@ -195,10 +195,28 @@ void stageLoadsForDots(scf::ForOp loop, const ModuleAxisInfo &axisInfo) {
   }
 }
 
+/// The buffers of `loop`'s body written from registers every iteration and read only by wgmma dots (an operand
+/// computed from a staged block): with two of them, taken in turn, such a dot can stay in flight.
+SmallVector<LocalAllocOp> rewrittenBuffers(scf::ForOp loop, ArrayRef<Prefetched> loads) {
+  SmallVector<LocalAllocOp> buffers;
+  for (auto alloc : loop.getBody()->getOps<LocalAllocOp>()) {
+    if (!alloc.getSrc() || llvm::any_of(loads, [&](const Prefetched &p) { return p.alloc == alloc; }))
+      continue;
+    SmallVector<Operation *> users(alloc->getUsers());
+    for (size_t i = 0; i < users.size(); ++i)
+      if (isa<brickgpu::MemDescTransOp>(users[i]))
+        llvm::append_range(users, users[i]->getUsers());
+    if (llvm::all_of(users, [](Operation *user) { return isa<brickgpu::WarpGroupDotOp, brickgpu::MemDescTransOp>(user); }))
+      buffers.push_back(alloc);
+  }
+  return buffers;
+}
+
 /// The wgmma dots of `loop` that read prefetched buffers and only accumulate across iterations (their accumulator
 /// is a loop value they alone update): these can stay in flight into the next iteration. Empty when some
 /// dot reading a prefetched buffer cannot (then every dot stays synchronous).
-SmallVector<brickgpu::WarpGroupDotOp> asyncDots(scf::ForOp loop, ArrayRef<Prefetched> loads) {
+SmallVector<brickgpu::WarpGroupDotOp> asyncDots(scf::ForOp loop, ArrayRef<Prefetched> loads,
+                                                ArrayRef<LocalAllocOp> rewritten) {
   SmallVector<brickgpu::WarpGroupDotOp> dots;
   for (const Prefetched &p : loads) {
     SmallVector<Operation *> users(p.alloc->getUsers());
@@ -216,8 +234,9 @@ SmallVector<brickgpu::WarpGroupDotOp> asyncDots(scf::ForOp loop, ArrayRef<Prefet
       if (isa<RankedTensorType>(dot.getA().getType()))
         return {};
       for (Value operand : {Value(dot.getA()), Value(dot.getB())}) {
-        bool prefetched = llvm::any_of(
-            loads, [&](Prefetched q) { return q.alloc.getResult() == brickgpu::underlyingBuffer(operand); });
+        Value buffer = brickgpu::underlyingBuffer(operand);
+        bool prefetched = llvm::any_of(loads, [&](Prefetched q) { return q.alloc.getResult() == buffer; }) ||
+                          llvm::any_of(rewritten, [&](LocalAllocOp alloc) { return alloc.getResult() == buffer; });
         if (!prefetched && loop->isAncestor(operand.getParentRegion()->getParentOp()))
           return {};
       }
@@ -293,7 +312,9 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
     // its slot while the next iteration's copies are issued, so with asynchronous dots the copies go one
     // iteration less far ahead (into the slot of the iteration before last, which every warpgroup has waited
     // for before the barrier at the top of the loop).
-    SmallVector<brickgpu::WarpGroupDotOp> inFlight = stages >= 3 ? asyncDots(loop, loads) : SmallVector<brickgpu::WarpGroupDotOp>();
+    SmallVector<LocalAllocOp> rewritten = rewrittenBuffers(loop, loads);
+    SmallVector<brickgpu::WarpGroupDotOp> inFlight =
+        stages >= 3 ? asyncDots(loop, loads, rewritten) : SmallVector<brickgpu::WarpGroupDotOp>();
     unsigned ahead = inFlight.empty() ? stages - 1 : stages - 2;
     Location loc = loop.getLoc();
     MLIRContext *context = loop.getContext();
@@ -445,6 +466,34 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
       brickgpu::WaitBarrierOp::create(inside, loc, barrier, phase, ValueRange{});
     }
 
+    // With dots in flight, a buffer written from registers every iteration becomes two, taken in turn: this
+    // iteration writes the one the dot of two iterations ago read, which the wait after the last dot finished.
+    SmallVector<Value> doubled;
+    if (!inFlight.empty()) {
+      OpBuilder before(pipelined);
+      for (LocalAllocOp alloc : rewritten) {
+        MemDescType slotType = alloc.getType();
+        SmallVector<int64_t> shape{2};
+        llvm::append_range(shape, slotType.getShape());
+        Value pair = LocalAllocOp::create(
+            before, alloc.getLoc(), MemDescType::get(context, shape, slotType.getElementType(), slotType.getEncoding()),
+            Value());
+        doubled.push_back(pair);
+        OpBuilder at(alloc);
+        Value iv = pipelined.getInductionVar();
+        Value count = arith::DivSIOp::create(at, loc, arith::SubIOp::create(at, loc, iv, pipelined.getLowerBound()),
+                                             pipelined.getStep());
+        Value parity = arith::AndIOp::create(at, loc, count, constant(at, ivType, 1));
+        if (!parity.getType().isInteger(32))
+          parity = ivType.isIndex() ? Value(arith::IndexCastOp::create(at, loc, at.getI32Type(), parity))
+                                    : Value(arith::TruncIOp::create(at, loc, at.getI32Type(), parity));
+        Value slot = brickgpu::MemDescIndexOp::create(at, loc, slotType, pair, parity);
+        brickgpu::LocalStoreOp::create(at, loc, alloc.getSrc(), slot);
+        alloc.replaceAllUsesWith(slot);
+        alloc.erase();
+      }
+    }
+
     for (Prefetched &p : loads) {
       OpBuilder at(p.alloc);
       Value slot = brickgpu::MemDescIndexOp::create(at, loc, p.alloc.getType(), p.ring, readSlot);
@@ -483,6 +532,7 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
 
     // Drain: no copy may land after the ring's bytes are given to something else.
     SmallVector<Value> rings = llvm::map_to_vector(loads, [](Prefetched &p) { return p.ring; });
+    llvm::append_range(rings, doubled); // read by the last dot, which the wait before this finished
     if (anyCopies)
       brickgpu::AsyncWaitOp::create(after, loc, rings, 0);
     brickgpu::BarrierOp::create(after, loc);

@@ -298,6 +298,44 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     }
     return %out#0 : tensor<64x64xf32, #mma>
   }
+  // With A prefetched into the dot's own ring and B scaled on the way, the dot stays in flight: B's buffer, written
+  // every iteration, becomes two taken in turn (the iteration's parity), so that an iteration writes the one the dot
+  // of two iterations ago read.
+  // CHECK-LABEL: func.func @scaled_b
+  // CHECK: %[[PAIR:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<2x64x64xf16, #nvmma_shared>
+  // CHECK: scf.for %[[I:[^ ]*]] =
+  // CHECK: %[[X:.*]] = brickgpu.local_load
+  // CHECK: %[[Y:.*]] = arith.mulf %[[X]]
+  // CHECK: %[[PARITY:.*]] = arith.andi %{{.*}}, %c1_i32
+  // CHECK: %[[SLOT:.*]] = brickgpu.memdesc_index %[[PAIR]][%[[PARITY]]]
+  // CHECK: brickgpu.local_store %[[Y]], %[[SLOT]]
+  // CHECK: %[[D:.*]] = brickgpu.warpgroup_dot %{{.*}}, %[[SLOT]], %{{.*}} {isAsync}
+  // CHECK-NEXT: brickgpu.warpgroup_dot_wait %[[D]] {pendings = 1 : i32}
+  // CHECK: brickgpu.warpgroup_dot_wait %{{.*}} {pendings = 0 : i32}
+  // CHECK-NEXT: brickgpu.async_wait %{{.*}}, %{{.*}}, %[[PAIR]]
+  func.func @scaled_b(%p: !brick.ptr<f16> {brick.divisibility = 16 : i32}, %n: i32) -> tensor<64x64xf32, #mma> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = brick.make_range 0, 64 : tensor<64xi32, #brickgpu.slice<{dim = 0, parent = #l}>>
+    %row = brick.expand_dims %r {axis = 0 : i32} : tensor<64xi32, #brickgpu.slice<{dim = 0, parent = #l}>> -> tensor<1x64xi32, #l>
+    %cols = brick.broadcast %row : tensor<1x64xi32, #l> -> tensor<64x64xi32, #l>
+    %ps = brick.splat %p : tensor<64x64x!brick.ptr<f16>, #l>
+    %ptrs = brick.addptr %ps, %cols : tensor<64x64x!brick.ptr<f16>, #l>, tensor<64x64xi32, #l>
+    %step = arith.constant dense<64> : tensor<64x64xi32, #l>
+    %half = arith.constant dense<0.5> : tensor<64x64xf16, #l>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %out:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %q = %ptrs) -> (tensor<64x64xf32, #mma>, tensor<64x64x!brick.ptr<f16>, #l>) : i32 {
+      %a = brick.load %q : tensor<64x64x!brick.ptr<f16>, #l>
+      %abuf = brickgpu.local_alloc %a : (tensor<64x64xf16, #l>) -> !brickgpu.memdesc<64x64xf16, #nv>
+      %x = brick.load %q : tensor<64x64x!brick.ptr<f16>, #l>
+      %y = arith.mulf %x, %half : tensor<64x64xf16, #l>
+      %bbuf = brickgpu.local_alloc %y : (tensor<64x64xf16, #l>) -> !brickgpu.memdesc<64x64xf16, #nv>
+      %d = brickgpu.warpgroup_dot %abuf, %bbuf, %acc : !brickgpu.memdesc<64x64xf16, #nv>, !brickgpu.memdesc<64x64xf16, #nv> -> tensor<64x64xf32, #mma>
+      %q2 = brick.addptr %q, %step : tensor<64x64x!brick.ptr<f16>, #l>, tensor<64x64xi32, #l>
+      scf.yield %d, %q2 : tensor<64x64xf32, #mma>, tensor<64x64x!brick.ptr<f16>, #l>
+    }
+    return %out#0 : tensor<64x64xf32, #mma>
+  }
   // A load that something else reads too (here the loop's result) is left alone.
   // CHECK-LABEL: func.func @also_returned
   // CHECK-NOT: async_copy
