@@ -1187,6 +1187,28 @@ void benchFp8(const std::vector<examples::MatmulConfig> &sweep) {
       };
       measure(item + "_cfg" + std::to_string(index), launch, [](int, int, int) { return 1.0; });
     }
+    // One scale per row of A and per row of B (examples::matmulFp8RowwiseScaled), applied after the K loop.
+    static auto rowwise = examples::matmulFp8RowwiseScaled();
+    std::vector<float> rowScaleA(m), rowScaleB(n);
+    for (float &scale : rowScaleA)
+      scale = std::ldexp(1.0f + float(rng() % 16) / 16, int(rng() % 5) - 2);
+    for (float &scale : rowScaleB)
+      scale = std::ldexp(1.0f + float(rng() % 16) / 16, int(rng() % 5) - 2);
+    DeviceBuffer dRowScaleA = allocate(size_t(m) * 4), dRowScaleB = allocate(size_t(n) * 4);
+    check(dRowScaleA.copyFromHost(rowScaleA.data(), size_t(m) * 4));
+    check(dRowScaleB.copyFromHost(rowScaleB.data(), size_t(n) * 4));
+    for (size_t index = 0; index < sweep.size(); ++index) {
+      const examples::MatmulConfig &config = sweep[index];
+      auto launch = [&] {
+        return rowwise.launch(
+            Grid{config.programs(m, n)}, optionsOf(config), TensorDescriptorArg::of(da, {m, k}, {k, 1}, {config.blockM, config.blockK}),
+            TensorDescriptorArg::of(db, {n, k}, {k, 1}, {config.blockN, config.blockK}),
+            TensorDescriptorArg::of(dc, {m, n}, {n, 1}, {config.blockM, config.blockN}), dRowScaleA, dRowScaleB, m, n,
+            k, config.blockM, config.blockN, config.blockK, config.groupM);
+      };
+      measure(item + "_rowwise_cfg" + std::to_string(index), launch,
+              [&](int i, int j, int) { return double(rowScaleA[i]) * rowScaleB[j]; });
+    }
     // DeepSeek-V3's block scales (examples::matmulFp8BlockScaled): BLOCK_K is 128 there, the configs' BLOCK_K is
     // not used; K must be a multiple of 128.
     if (k % 128 != 0)
@@ -1234,22 +1256,24 @@ void benchFp8(const std::vector<examples::MatmulConfig> &sweep) {
 }
 
 //===----------------------------------------------------------------------===//
-// tf32 and s8 GEMMs (bench/dot_types.py puts cuBLAS beside them): A M x K; B N x K (along K: the only layout wgmma
+// tf32, s8 and e4m3 GEMMs (bench/dot_types.py puts cuBLAS beside them): A M x K; B N x K (along K: the only layout wgmma
 // reads 32- and 8-bit operands in) through examples::matmulDescriptorsTransposedB, and B K x N through
 // examples::matmul (pointers; on sm_90a staged in shared memory and rewritten along K), each at every swept config.
 //===----------------------------------------------------------------------===//
 
 template <ElementTag T, ElementTag Out>
 void benchDotType(const std::string &name, const std::vector<examples::MatmulConfig> &sweep, int m, int n, int k) {
-  constexpr bool integer = std::is_same_v<T, i8>;
-  using In = std::conditional_t<integer, int8_t, float>;
-  using Result = std::conditional_t<integer, int32_t, float>;
+  constexpr bool integer = std::is_same_v<T, i8>, float8 = std::is_same_v<T, f8e4m3>;
+  using In = std::conditional_t<integer, int8_t, std::conditional_t<float8, uint8_t, float>>;
+  using Result = std::conditional_t<integer, int32_t, std::conditional_t<float8, uint16_t, float>>; // e4m3: bf16 out
+  auto value = [](In v) { return float8 ? double(e4m3ToFloat(uint8_t(v))) : double(v); };
+  auto result = [](Result v) { return float8 ? double(bf16ToFloat(uint16_t(v))) : double(v); };
   std::mt19937 rng(9);
   std::normal_distribution<float> normal;
   auto values = [&](size_t count) {
     std::vector<In> out(count);
     for (In &v : out)
-      v = integer ? In(int(rng() % 255) - 127) : In(normal(rng));
+      v = integer ? In(int(rng() % 255) - 127) : float8 ? In(floatToE4M3(normal(rng))) : In(normal(rng));
     return out;
   };
   std::vector<In> a = values(size_t(m) * k), b = values(size_t(n) * k), bKN(size_t(k) * n);
@@ -1276,8 +1300,8 @@ void benchDotType(const std::string &name, const std::vector<examples::MatmulCon
       int i = int(rng() % m), j = int(rng() % n);
       double ref = 0;
       for (int p = 0; p < k; ++p)
-        ref += double(a[size_t(i) * k + p]) * double(b[size_t(j) * k + p]);
-      double got = double(out[size_t(i) * n + j]);
+        ref += value(a[size_t(i) * k + p]) * value(b[size_t(j) * k + p]);
+      double got = result(out[size_t(i) * n + j]);
       errorSquared += (got - ref) * (got - ref), normSquared += ref * ref;
     }
     double ms = medianMilliseconds([&] { check(launch()); }, 30);
@@ -1292,7 +1316,7 @@ void benchDotType(const std::string &name, const std::vector<examples::MatmulCon
   static auto alongK = examples::matmulDescriptorsTransposedB<T, Out>(Precision::TF32);
   for (size_t index = 0; index < sweep.size(); ++index) {
     examples::MatmulConfig config = sweep[index];
-    config.blockK = config.blockK * 4 / int(sizeof(In)); // a config's BLOCK_K is tf32's: s8 rows of the same bytes
+    config.blockK = config.blockK * 4 / int(sizeof(In)); // a config's BLOCK_K is tf32's: 8-bit rows of the same bytes
     measure(shape + "_bT_cfg" + std::to_string(index), [&] {
       return alongK.launch(Grid{config.programs(m, n)}, optionsOf(config),
                            TensorDescriptorArg::of(da, {m, k}, {k, 1}, {config.blockM, config.blockK}),
@@ -1313,7 +1337,8 @@ void benchDotType(const std::string &name, const std::vector<examples::MatmulCon
   }
 }
 
-/// BRICK_BENCH_DOT_SHAPES="M,N,K;..." (default 4096^3), tf32 then s8, at each swept config.
+/// BRICK_BENCH_DOT_SHAPES="M,N,K;..." (default 4096^3), tf32, s8 and e4m3 (no scales, bf16 out), at each swept
+/// config.
 void benchDotTypes(const std::vector<examples::MatmulConfig> &sweep) {
   std::string list = std::getenv("BRICK_BENCH_DOT_SHAPES") ? std::getenv("BRICK_BENCH_DOT_SHAPES") : "";
   std::stringstream stream(list.empty() ? "4096,4096,4096" : list);
@@ -1323,6 +1348,7 @@ void benchDotTypes(const std::vector<examples::MatmulConfig> &sweep) {
       fail("a shape is M,N,K, got '" + item + "'");
     benchDotType<f32, f32>("tf32", sweep, m, n, k);
     benchDotType<i8, i32>("s8", sweep, m, n, k);
+    benchDotType<f8e4m3, bf16>("e4m3", sweep, m, n, k);
   }
 }
 

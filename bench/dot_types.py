@@ -1,4 +1,4 @@
-"""tf32 and s8 GEMMs: Brick (brick-bench --dot-types) against cuBLAS in one run.
+"""tf32, s8 and e4m3 GEMMs: Brick (brick-bench --dot-types) against cuBLAS in one run.
 
   bench/run gpu-package --dot-types CFG...   (CFG: BLOCK_M,BLOCK_N,BLOCK_K,GROUP_M,warps,stages[,ws], BLOCK_K in
                                               tf32 elements; s8 takes 4 times as many, rows of the same bytes)
@@ -6,7 +6,8 @@
 
 A is M x K. Two layouts of B: N x K (along K, as nn.Linear keeps a weight: the only layout wgmma reads 32- and 8-bit
 operands in; Brick's examples::matmulDescriptorsTransposedB, cuBLAS's a @ b.t()) and K x N (Brick's examples::matmul,
-cuBLAS's a @ b), Brick's at each config (K x N without warp specialization). f32 inputs are normal, s8 uniform in [-127, 127]. The error column is the
+cuBLAS's a @ b), Brick's at each config (K x N without warp specialization). e4m3: no scales, bf16 out, against
+cuBLAS's FP8 (torch._scaled_mm, scales of 1) with B along K in both rows (it takes no other). f32 inputs are normal, s8 uniform in [-127, 127]. The error column is the
 relative L2 error against float64 on sampled elements (Brick) or on the whole product (cuBLAS); s8 sums exactly.
 """
 import json
@@ -45,6 +46,12 @@ def anchors(m, n, k):
     a8 = torch.randint(-127, 128, (m, k), device="cuda", dtype=torch.int8)
     b8_t = torch.randint(-127, 128, (n, k), device="cuda", dtype=torch.int8)
     out["s8_bT"] = median_tflops(flops, lambda: torch._int_mm(a8, b8_t.t()))
+    f8 = a.to(torch.float8_e4m3fn)
+    f8_t = b_t.to(torch.float8_e4m3fn)
+    one = torch.ones((), device="cuda")
+    # cuBLAS's FP8 GEMM takes B along K only (torch._scaled_mm refuses a K x N B): both rows are against it.
+    out["e4m3_bT"] = out["e4m3_b"] = median_tflops(
+        flops, lambda: torch._scaled_mm(f8, f8_t.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16))
     try:  # cuBLASLt's int8 GEMM takes B along K only; torch copies a K x N B first, or refuses it
         b8 = b8_t.t().contiguous()
         out["s8_b"] = median_tflops(flops, lambda: torch._int_mm(a8, b8))
@@ -65,7 +72,7 @@ def main(binary, configs):
         shape = f"{m}x{n}x{k}"
         anchor = anchors(m, n, k)
         theirs[shape] = anchor
-        for name in ("tf32", "s8"):
+        for name in ("tf32", "s8", "e4m3"):
             key = f"{name}_{shape}"
             ours = {c: v for c, v in brick.items() if c.startswith(key + "_bT_cfg") and c.endswith("_TFLOPs")}
             rows = []
@@ -80,7 +87,7 @@ def main(binary, configs):
                              brick[best[:-7] + "_error"]))
             for layout, tflops, config, cublas, error in rows:
                 ratio = f"{tflops / cublas:6.2f}" if cublas else f"{'-':>6s}"
-                theirs_error = f"{anchor['tf32_error']:.1e}" if name == "tf32" else "exact"
+                theirs_error = {"tf32": f"{anchor['tf32_error']:.1e}", "s8": "exact", "e4m3": "-"}[name]
                 print(f"{name + ' ' + shape + ' ' + layout:28s} {tflops:7.1f} {config:>22s} "
                       f"{(cublas or 0):7.1f} {ratio}  {error:.1e}, {theirs_error}")
     print(json.dumps({"brick": brick, "anchors": theirs}))

@@ -45,7 +45,11 @@ def anchors(m, n, k):
         print(f"# cuBLAS block-scaled {m}x{n}x{k}: {type(e).__name__}")
     x, y = a.to(torch.bfloat16), b.to(torch.bfloat16)
     bf16 = flops / do_bench(lambda: x @ y.t(), warmup=10, rep=100, return_mode="median") / 1e9
-    return fp8, bf16, block
+    rows, columns = torch.ones(m, 1, device="cuda"), torch.ones(1, n, device="cuda")
+    rowwise = flops / do_bench(lambda: torch._scaled_mm(a, b.t(), scale_a=rows, scale_b=columns,
+                                                        out_dtype=torch.bfloat16),
+                               warmup=10, rep=100, return_mode="median") / 1e9
+    return fp8, bf16, block, rowwise
 
 
 def quantize_anchors(m, k):
@@ -82,14 +86,21 @@ def main(binary, configs):
         if not ours:
             continue
         best = max(ours, key=ours.get)
-        fp8, bf16, block = anchors(m, n, k)
-        theirs[key] = {"cublas_fp8": fp8, "cublas_bf16": bf16, "cublas_block_scaled": block}
+        fp8, bf16, block, rowwise = anchors(m, n, k)
+        theirs[key] = {"cublas_fp8": fp8, "cublas_bf16": bf16, "cublas_block_scaled": block, "cublas_rowwise": rowwise}
         config = configs[int(best[len(key) + 4:-7])]
         error = brick[best[:-7] + "_error"]
         # Decode (few rows): the rate at which the N x K e4m3 weights stream, Brick's and cuBLAS FP8's.
         weights = f"  weights {ours[best] * 500 / m:5.0f} GB/s (cuBLAS {fp8 * 500 / m:5.0f})" if m <= 128 else ""
         print(f"{m}x{n}x{k:<12} {ours[best]:7.1f} {config:>22s} {fp8:10.1f} {bf16:11.1f} {ours[best] / fp8:6.2f} "
               f"{ours[best] / bf16:6.2f}  {error:.1e}{weights}")
+        scaled = {name: value for name, value in brick.items()
+                  if name.startswith(key + "_rowwise_cfg") and name.endswith("_TFLOPs")}
+        if scaled:
+            best = max(scaled, key=scaled.get)
+            config = configs[int(best[len(key) + 12:-7])]
+            print(f"{'  rowwise-scaled':24s} {scaled[best]:7.1f} {config:>22s} {rowwise:10.1f} {'(cuBLAS rowwise)':>11s} "
+                  f"{scaled[best] / rowwise:6.2f} {'':6s}  {brick[best[:-7] + '_error']:.1e}")
         scaled = {name: value for name, value in brick.items()
                   if name.startswith(key + "_block_cfg") and name.endswith("_TFLOPs")}
         if scaled:

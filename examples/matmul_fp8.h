@@ -40,6 +40,27 @@ inline auto matmulFp8BlockScaled() {
   });
 }
 
+/// C (M x N, bf16) = diag(scaleA) (A B^T) diag(scaleB) for A (M x K) and B (N x K, a weight) in e4m3, with one f32
+/// scale per row of A (a token's) and per row of B (an output channel's), as torch._scaled_mm's rowwise scaling; a
+/// per-tensor scale is the same with every scale equal. The scales apply once, to the f32 accumulator, after the K
+/// loop. Launch with cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N) programs, in groups of GROUP_M rows of tiles.
+inline auto matmulFp8RowwiseScaled() {
+  return kernel("matmul_fp8_rowwise_scaled", [](TensorDescriptor<f8e4m3, 2> a, TensorDescriptor<f8e4m3, 2> b,
+                                                TensorDescriptor<bf16, 2> c, Ptr<f32> scaleA, Ptr<f32> scaleB, Int M,
+                                                Int N, Int K, Const<int> BLOCK_M, Const<int> BLOCK_N,
+                                                Const<int> BLOCK_K, Const<int> GROUP_M) {
+    auto [tileM, tileN] = grouped_tile(program_id(0), cdiv(M, BLOCK_M), cdiv(N, BLOCK_N), GROUP_M);
+    Int row = tileM * BLOCK_M, column = tileN * BLOCK_N;
+    Tensor acc = zeros<f32>({BLOCK_M, BLOCK_N});
+    for_range(0, cdiv(K, BLOCK_K), 1, carry(acc), [&](Int k) {
+      acc = dot(a.load({row, k * BLOCK_K}), b.load({column, k * BLOCK_K}).trans(), acc);
+    });
+    Tensor rows = row + arange(0, BLOCK_M), columns = column + arange(0, BLOCK_N);
+    Tensor rowScales = load(scaleA + rows, rows < M, 0.0f), columnScales = load(scaleB + columns, columns < N, 0.0f);
+    c.store({row, column}, acc * (rowScales.column() * columnScales.row()));
+  });
+}
+
 /// DeepSeek-V3's activation quantization of a block: each row's groups of 128 elements (`x` is [rows, 128 x
 /// groups], any float type) scaled so that the group's largest magnitude becomes e4m3's largest, 448; x is about
 /// codes x scales. A group of zeros takes the scale of a largest magnitude of 1e-4 (DeepGEMM's clamp), so no scale

@@ -911,6 +911,57 @@ TEST_P(Examples, Float8BlockScaledMatmulMatchesFloat64) {
   }
 }
 
+// The FP8 GEMM with one scale per row of A and per row of B (rowwise, as torch._scaled_mm), against float64 of the
+// scaled codes, at ragged M and N and a K tail; bf16 out.
+TEST_P(Examples, Float8RowwiseScaledMatmulMatchesFloat64) {
+  auto kernel = examples::matmulFp8RowwiseScaled();
+  using namespace examples::host;
+  const int M = 200, N = 136, K = 320;
+  std::mt19937 rng(92);
+  auto codes = [&](size_t count) {
+    std::vector<uint8_t> out(count);
+    for (uint8_t &code : out)
+      code = floatToE4M3(std::ldexp(1.0f + float(rng() % 8) / 8, int(rng() % 9) - 4) * (rng() & 1 ? -1 : 1));
+    return out;
+  };
+  auto scales = [&](size_t count) {
+    std::vector<float> out(count);
+    for (float &scale : out)
+      scale = std::ldexp(1.0f + float(rng() % 16) / 16, int(rng() % 9) - 4);
+    return out;
+  };
+  std::vector<uint8_t> a = codes(size_t(M) * K), b = codes(size_t(N) * K);
+  std::vector<float> scaleA = scales(M), scaleB = scales(N);
+  std::vector<double> want(size_t(M) * N);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      double sum = 0;
+      for (int p = 0; p < K; ++p)
+        sum += double(e4m3ToFloat(a[size_t(i) * K + p])) * e4m3ToFloat(b[size_t(j) * K + p]);
+      want[size_t(i) * N + j] = sum * scaleA[i] * scaleB[j];
+    }
+  auto dA = upload(device(), a.data(), a.size()), dB = upload(device(), b.data(), b.size()),
+       dScaleA = upload(device(), scaleA), dScaleB = upload(device(), scaleB), dC = poisoned(device(), size_t(M) * N * 2);
+  ASSERT_TRUE(dA && dB && dScaleA && dScaleB && dC);
+  const int blockM = 128, blockN = 128, blockK = 128;
+  LaunchOptions options{.numWarps = 8, .numStages = 3, .device = &device()};
+  unsigned programs = unsigned((M + blockM - 1) / blockM) * unsigned((N + blockN - 1) / blockN);
+  runtime::Error error = kernel.launch(Grid{programs}, options, TensorDescriptorArg::of(*dA, {M, K}, {K, 1}, {blockM, blockK}),
+                                       TensorDescriptorArg::of(*dB, {N, K}, {K, 1}, {blockN, blockK}),
+                                       TensorDescriptorArg::of(*dC, {M, N}, {N, 1}, {blockM, blockN}), *dScaleA,
+                                       *dScaleB, M, N, K, blockM, blockN, blockK, 8);
+  ASSERT_FALSE(error) << error.message();
+  std::string failure;
+  std::vector<uint16_t> got = download<uint16_t>(*dC, size_t(M) * N, failure);
+  ASSERT_TRUE(failure.empty()) << failure;
+  std::vector<double> values(got.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    values[i] = bf16ToFloat(got[i]);
+  double relative = relativeError(values, want);
+  std::printf("fp8 rowwise-scaled matmul: relative error %.2e\n", relative);
+  EXPECT_LE(relative, 1e-2); // bf16 out
+}
+
 // Activations quantized to e4m3 per 1 x 128 group (examples::quantizeFp8): every scale is the group's largest
 // magnitude over 448 (within the GPU division's 2 ulp), every code the nearest to x times 448 over that (a code
 // off by one step only where x sits that close to a rounding boundary), each group's largest magnitude 448, a
