@@ -91,6 +91,11 @@ const std::vector<Example> &catalog() {
            "C = A * B, persistent (one wave of programs takes tiles in turn), through tensor descriptors (f16, "
            "128x128x32 blocks, 4 warps, 4 stages)",
            matmulPersistent<brick::f16>(), descriptorMatmul(128, 128, 32, 8), MatmulConfig{}.warps, MatmulConfig{}.stages),
+      make("matmul_fp8",
+           "C = A * B^T in e4m3 (B stored N x K as a weight), no scales, bf16 out (128x256x128 blocks, 8 warps, 3 "
+           "stages)",
+           matmulDescriptorsTransposedB<brick::f8e4m3, brick::bf16>(), descriptorMatmulTransposedB(128, 256, 128, 8),
+           8, 3),
       make("matmul_fp8_block_scaled",
            "C = (A x scales) (B x scales)^T in e4m3 with DeepSeek-V3's 1x128 and 128x128 block scales, promoted to f32 "
            "every 128 of K (bf16 out, 128x128 tiles, 8 warps, 4 stages)",
@@ -154,7 +159,7 @@ const std::vector<Example> &catalog() {
     for (Example &example : list)
       if (example.name == "matmul_descriptors" || example.name == "matmul_persistent")
         example.withConstants = fromTiles(descriptorMatmul);
-      else if (example.name == "matmul_descriptors_transposed_b")
+      else if (example.name == "matmul_descriptors_transposed_b" || example.name == "matmul_fp8")
         example.withConstants = fromTiles(descriptorMatmulTransposedB);
       else if (example.name == "attention" || example.name == "attention_causal_varlen")
         example.withConstants = attentionSpecialization;

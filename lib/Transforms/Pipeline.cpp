@@ -48,6 +48,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::brick {
@@ -94,6 +95,11 @@ LocalAllocOp copyTarget(LoadOp load, const ModuleAxisInfo &axisInfo) {
   if (registers.empty() || registers.front()[fastest] != 1 || (shared.getMaxPhase() > 1 && shared.getVec() < width))
     return {};
   return alloc;
+}
+
+/// Whether `value` is a constant +0 (a float's sign bit clear) or integer 0.
+bool isPositiveZeroConstant(Value value) {
+  return matchPattern(value, m_Zero()) || matchPattern(value, m_PosZeroFloat());
 }
 
 /// Whether every use of `value` leads, through elementwise ops and layout conversions in `body`, only to
@@ -144,11 +150,22 @@ Attribute transposingLayout(brickgpu::MemDescType target, unsigned numWarps) {
 void stageLoadsForDots(scf::ForOp loop, const ModuleAxisInfo &axisInfo) {
   Block *body = loop.getBody();
   MLIRContext *context = loop.getContext();
-  for (Operation &op : llvm::make_early_inc_range(body->getOperations())) {
+  SmallVector<Operation *> loads; // staging erases transposes after them: the loads are taken first
+  for (Operation &op : body->getOperations())
+    if (isa<LoadOp, DescriptorLoadOp>(op))
+      loads.push_back(&op);
+  for (Operation *loadOp : loads) {
+    Operation &op = *loadOp;
     MemDescType stagedType;
+    SmallVector<Value> addresses; // what a copy for a later iteration recomputes
     if (auto load = dyn_cast<LoadOp>(op)) {
-      if (copyTarget(load, axisInfo) || load.getIsVolatile() || (load.getOther() && !isZeroConstant(load.getOther())))
+      // cp.async fills masked-off elements with +0, which the work after the load may tell from -0.
+      if (copyTarget(load, axisInfo) || load.getIsVolatile() ||
+          (load.getOther() && !isPositiveZeroConstant(load.getOther())))
         continue;
+      addresses.push_back(load.getPtr());
+      if (load.getMask())
+        addresses.push_back(load.getMask());
       auto pointers = dyn_cast<RankedTensorType>(load.getPtr().getType());
       if (!pointers || pointers.getRank() != 2 || !brickgpu::getLayout(pointers))
         continue;
@@ -172,13 +189,32 @@ void stageLoadsForDots(scf::ForOp loop, const ModuleAxisInfo &axisInfo) {
       auto tma = brickgpu::getTMALayout(context, type.getShape(), type.getElementType());
       if (!tma)
         continue;
+      llvm::append_range(addresses, load.getIndices());
       stagedType = MemDescType::get(context, type.getShape(), type.getElementType(), tma);
     } else {
       continue;
     }
-    Value loaded = op.getResult(0);
-    if (!feedsOnlyDots(loaded, &op, body))
+    // Staged only where the pipeline can then run the copies ahead (a staged load it cannot would cost a buffer
+    // and keep the loop's other loads from being prefetched).
+    if (!sliceOf(loop, addresses))
       continue;
+    Value loaded = op.getResult(0);
+    // A block transposed on its way (a weight's N x K block read as K x N) is read back through a transposed
+    // view of the staged buffer, with no second trip through shared memory.
+    auto trans = loaded.hasOneUse() ? dyn_cast<TransOp>(*loaded.getUsers().begin()) : TransOp();
+    if (trans && (trans.getOrder() != ArrayRef<int32_t>{1, 0} || trans->getBlock() != body))
+      trans = {};
+    if (trans ? !feedsOnlyDots(trans.getResult(), &op, body) : !feedsOnlyDots(loaded, &op, body))
+      continue;
+    if (trans) {
+      OpBuilder b(trans);
+      auto staged = LocalAllocOp::create(b, op.getLoc(), stagedType, loaded);
+      auto view = brickgpu::MemDescTransOp::create(b, op.getLoc(), brickgpu::MemDescTransOp::transposed(stagedType), staged);
+      auto back = brickgpu::LocalLoadOp::create(b, op.getLoc(), trans.getType(), view);
+      trans.getResult().replaceAllUsesWith(back);
+      trans.erase();
+      continue;
+    }
     // A block that only goes on into a buffer along its other dimension is read back in the layout that writes
     // that buffer best.
     auto type = cast<RankedTensorType>(loaded.getType());
@@ -267,8 +303,10 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
       // unsigned range checks for the copies past the end.
       bool writes = loop.getBody()
                         ->walk([](Operation *op) {
-                          return isa<StoreOp, AtomicRMWOp, AtomicCASOp>(op) ? WalkResult::interrupt()
-                                                                            : WalkResult::advance();
+                          bool impureAsm = isa<InlineAsmElementwiseOp>(op) && !cast<InlineAsmElementwiseOp>(op).getPure();
+                          return isa<StoreOp, DescriptorStoreOp, AtomicRMWOp, AtomicCASOp>(op) || impureAsm
+                                     ? WalkResult::interrupt()
+                                     : WalkResult::advance();
                         })
                         .wasInterrupted();
       if (writes || loop.getUnsignedCmp())
@@ -484,9 +522,12 @@ struct PipelinePass : impl::BrickGPUPipelineBase<PipelinePass> {
         Value count = arith::DivSIOp::create(at, loc, arith::SubIOp::create(at, loc, iv, pipelined.getLowerBound()),
                                              pipelined.getStep());
         Value parity = arith::AndIOp::create(at, loc, count, constant(at, ivType, 1));
-        if (!parity.getType().isInteger(32))
-          parity = ivType.isIndex() ? Value(arith::IndexCastOp::create(at, loc, at.getI32Type(), parity))
-                                    : Value(arith::TruncIOp::create(at, loc, at.getI32Type(), parity));
+        if (ivType.isIndex())
+          parity = arith::IndexCastOp::create(at, loc, at.getI32Type(), parity);
+        else if (ivType.getIntOrFloatBitWidth() > 32)
+          parity = arith::TruncIOp::create(at, loc, at.getI32Type(), parity);
+        else if (ivType.getIntOrFloatBitWidth() < 32)
+          parity = arith::ExtUIOp::create(at, loc, at.getI32Type(), parity);
         Value slot = brickgpu::MemDescIndexOp::create(at, loc, slotType, pair, parity);
         brickgpu::LocalStoreOp::create(at, loc, alloc.getSrc(), slot);
         alloc.replaceAllUsesWith(slot);

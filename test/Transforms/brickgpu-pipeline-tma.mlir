@@ -147,3 +147,48 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     return %acc : tensor<128x128xf32, #mma>
   }
 }
+
+// -----
+
+// A weight's N x K block transposed and widened on its way to mma.sync (FP8 before sm_90a's wgmma, or with 16-row
+// blocks): staged by TMA in its tensor map's layout and read back through a transposed view of the slot, so the
+// transpose costs no second trip through shared memory.
+#rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+#cols = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]}>
+#mma = #brickgpu.mma<{version = 2, warpsPerCTA = [1, 4], instrShape = [16, 8]}>
+#shared = #brickgpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+#dot_a = #brickgpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+#dot_b = #brickgpu.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: func.func @transposed_and_widened
+  // CHECK: %[[RING:.*]] = brickgpu.local_alloc : () -> !brickgpu.memdesc<4x64x256xf8E4M3FN, #[[TMA:.*]]>
+  // CHECK: scf.for
+  // CHECK: brickgpu.async_tma_copy_global_to_local
+  // CHECK: %[[SLOT:.*]] = brickgpu.memdesc_index %[[RING]]
+  // CHECK: %[[VIEW:.*]] = brickgpu.memdesc_trans %[[SLOT]] : !brickgpu.memdesc<64x256xf8E4M3FN, #[[TMA]]> -> !brickgpu.memdesc<256x64xf8E4M3FN
+  // CHECK: %[[BLOCK:.*]] = brickgpu.local_load %[[VIEW]] {{.*}} -> tensor<256x64xf8E4M3FN
+  // CHECK: arith.extf %[[BLOCK]]
+  // CHECK-NOT: brick.trans
+  // CHECK-NOT: brick.descriptor_load
+  // CHECK: scf.yield
+  func.func @transposed_and_widened(%p: !brick.ptr<f8E4M3FN>, %map: !brick.tensormap, %n: i32, %kTiles: i32,
+                                    %s: i64, %a: tensor<16x256xf16, #dot_a>) -> tensor<16x64xf32, #mma> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c256 = arith.constant 256 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %zero = arith.constant dense<0.000000e+00> : tensor<16x64xf32, #mma>
+    %dw = brick.make_tensor_descriptor %p, [%n, %n], [%s, %c1_i64], %map : !brick.ptr<f8E4M3FN> -> !brick.tensordesc<64x256xf8E4M3FN>
+    %acc = scf.for %k = %c0 to %kTiles step %c1 iter_args(%c = %zero) -> (tensor<16x64xf32, #mma>) : i32 {
+      %column = arith.muli %k, %c256 : i32
+      %w = brick.descriptor_load %dw[%c0, %column] : !brick.tensordesc<64x256xf8E4M3FN> -> tensor<64x256xf8E4M3FN, #rows>
+      %wt = brick.trans %w [1, 0] : tensor<64x256xf8E4M3FN, #rows> -> tensor<256x64xf8E4M3FN, #cols>
+      %wide = arith.extf %wt : tensor<256x64xf8E4M3FN, #cols> to tensor<256x64xf16, #cols>
+      %buf = brickgpu.local_alloc %wide : (tensor<256x64xf16, #cols>) -> !brickgpu.memdesc<256x64xf16, #shared>
+      %b = brickgpu.local_load %buf : !brickgpu.memdesc<256x64xf16, #shared> -> tensor<256x64xf16, #dot_b>
+      %d = brick.dot %a, %b, %c : tensor<16x256xf16, #dot_a> * tensor<256x64xf16, #dot_b> -> tensor<16x64xf32, #mma>
+      scf.yield %d : tensor<16x64xf32, #mma>
+    }
+    return %acc : tensor<16x64xf32, #mma>
+  }
+}
