@@ -336,6 +336,32 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     }
     return %out#0 : tensor<64x64xf32, #mma>
   }
+  // cp.async fills masked-off elements with +0: a load whose `other` is -0, with work after it that could tell
+  // the two apart, is not staged.
+  // CHECK-LABEL: func.func @negative_zero_other
+  // CHECK-NOT: async_copy
+  // CHECK: brick.load
+  func.func @negative_zero_other(%p: !brick.ptr<f16> {brick.divisibility = 16 : i32}, %n: i32, %inside: i1) -> tensor<64x64xf32, #mma> {
+    %mask = brick.splat %inside : tensor<64x64xi1, #l>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = brick.make_range 0, 64 : tensor<64xi32, #brickgpu.slice<{dim = 0, parent = #l}>>
+    %row = brick.expand_dims %r {axis = 0 : i32} : tensor<64xi32, #brickgpu.slice<{dim = 0, parent = #l}>> -> tensor<1x64xi32, #l>
+    %cols = brick.broadcast %row : tensor<1x64xi32, #l> -> tensor<64x64xi32, #l>
+    %ps = brick.splat %p : tensor<64x64x!brick.ptr<f16>, #l>
+    %ptrs = brick.addptr %ps, %cols : tensor<64x64x!brick.ptr<f16>, #l>, tensor<64x64xi32, #l>
+    %minus = arith.constant dense<-0.0> : tensor<64x64xf16, #l>
+    %one = arith.constant dense<1.0> : tensor<64x64xf16, #l>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %out = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32, #mma>) : i32 {
+      %x = brick.load %ptrs, %mask, %minus : tensor<64x64x!brick.ptr<f16>, #l>
+      %y = arith.divf %one, %x : tensor<64x64xf16, #l>
+      %buf = brickgpu.local_alloc %y : (tensor<64x64xf16, #l>) -> !brickgpu.memdesc<64x64xf16, #nv>
+      %d = brickgpu.warpgroup_dot %buf, %buf, %acc : !brickgpu.memdesc<64x64xf16, #nv>, !brickgpu.memdesc<64x64xf16, #nv> -> tensor<64x64xf32, #mma>
+      scf.yield %d : tensor<64x64xf32, #mma>
+    }
+    return %out : tensor<64x64xf32, #mma>
+  }
   // A load that something else reads too (here the loop's result) is left alone.
   // CHECK-LABEL: func.func @also_returned
   // CHECK-NOT: async_copy
