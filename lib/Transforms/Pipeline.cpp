@@ -104,16 +104,27 @@ bool isPositiveZeroConstant(Value value) {
 
 /// Whether every use of `value` leads, through elementwise ops and layout conversions in `body`, only to
 /// buffers that dots read (local_allocs next to them): work between a load and the dot it feeds.
-bool feedsOnlyDots(Value value, Operation *load, Block *body) {
+/// `checked` holds the ops already found to lead only to such buffers, so that work which splits and joins
+/// again is walked once.
+bool feedsOnlyDots(Value value, Operation *load, Block *body, llvm::SmallPtrSetImpl<Operation *> &checked) {
   return !value.use_empty() && llvm::all_of(value.getUsers(), [&](Operation *user) {
     if (user->getBlock() != body)
       return false;
+    if (checked.contains(user))
+      return true;
     if (auto alloc = dyn_cast<LocalAllocOp>(user))
       return readOnlyByDots(load, alloc);
     bool elementwise = user->getNumRegions() == 0 && user->getNumResults() == 1 && isMemoryEffectFree(user) &&
                        (user->hasTrait<OpTrait::Elementwise>() || isa<brickgpu::ConvertLayoutOp>(user));
-    return elementwise && feedsOnlyDots(user->getResult(0), load, body);
+    if (!elementwise || !feedsOnlyDots(user->getResult(0), load, body, checked))
+      return false;
+    checked.insert(user);
+    return true;
   });
+}
+bool feedsOnlyDots(Value value, Operation *load, Block *body) {
+  llvm::SmallPtrSet<Operation *, 16> checked;
+  return feedsOnlyDots(value, load, body, checked);
 }
 
 /// The dimension a shared buffer's elements run along first.
