@@ -645,6 +645,8 @@ llvm::Error Program::runPrint(mlir::brick::PrintOp print) {
         out << llvm::format("%f", block.reals[i]);
       else if (print.getHex() || isa<mlir::brick::PointerType>(element))
         out << llvm::format_hex(asUnsigned(block.ints[i], integerBits(element)), 2);
+      else if (integerBits(element) == 1) // a boolean: 1 for true, as C and the GPU print it
+        out << (block.ints[i] & 1);
       else
         out << asSigned(block.ints[i], integerBits(element));
       out << "\n";

@@ -20,6 +20,10 @@ module attributes {brickgpu.num_warps = 1 : i32, brickgpu.shared = 0 : i32} {
     // CHECK: llvm.cond_br
     // CHECK: llvm.call @__assertfail
     brick.assert %positive, "x must be positive" : tensor<32xi1, #b>
+    // A boolean prints 1 for true: zero-extended, where narrower integers are sign-extended.
+    // CHECK: llvm.zext %{{.*}} : i1 to i32
+    // CHECK: llvm.call @vprintf
+    brick.print "positive: " %positive : tensor<32xi1, #b>
     return
   }
 }

@@ -327,6 +327,28 @@ TEST(Interpreter, RunsBrickIRFromTextAndPrintsAsTheGpuDoes) {
   EXPECT_EQ(printed, "left: pid (0, 0, 0) 0\n");
 }
 
+// A printed boolean block shows 1 for true and 0 for false (as the GPU's vprintf does), not -1.
+TEST(Interpreter, PrintedBooleansAreZeroAndOne) {
+  const char *ir = R"mlir(
+    func.func @booleans(%n: i32) attributes {brick.kernel} {
+      %r = brick.make_range 0, 2 : tensor<2xi32>
+      %s = brick.splat %n : tensor<2xi32>
+      %less = arith.cmpi slt, %r, %s : tensor<2xi32>
+      brick.print "less: " %less : tensor<2xi1>
+      return
+    })mlir";
+  ParsedModule parsed(ir);
+  ASSERT_TRUE(parsed.module);
+  std::string printed;
+  llvm::raw_string_ostream stream(printed);
+  interpreter::Options options;
+  options.printStream = &stream;
+  llvm::Error error = interpreter::run(interpreter::findKernel(*parsed.module), {1, 1, 1},
+                                       {interpreter::Argument::integral(1)}, options);
+  ASSERT_FALSE(error) << llvm::toString(std::move(error));
+  EXPECT_EQ(printed, "less: pid (0, 0, 0) idx (0) 1\nless: pid (0, 0, 0) idx (1) 0\n");
+}
+
 TEST(Interpreter, WrongArgumentsAreErrors) {
   auto k = kernel("typed", [](Ptr<f32> out, Int n) { store(out + arange(0, 4), 1.0f, arange(0, 4) < n); });
   DeviceBuffer out = buffer(std::vector<float>(4));

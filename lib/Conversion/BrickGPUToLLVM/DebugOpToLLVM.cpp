@@ -121,6 +121,8 @@ struct PrintLowering : ConvertOpToLLVMPattern<PrintOp> {
             value = LLVM::FPExtOp::create(b, loc, b.getF64Type(), value);
           else if (isa<LLVM::LLVMPointerType>(value.getType()))
             value = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), value);
+          else if (value.getType().isInteger(1)) // a boolean prints 1 for true, not -1
+            value = LLVM::ZExtOp::create(b, loc, i32, value);
           else if (value.getType().getIntOrFloatBitWidth() < 32)
             value = LLVM::SExtOp::create(b, loc, i32, value);
           SmallVector<Value> fields(pid);
