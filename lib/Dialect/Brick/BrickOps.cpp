@@ -175,6 +175,11 @@ LogicalResult AddPtrOp::verify() {
                                                                       isa<RankedTensorType>(offsetType))
     return emitOpError() << "pointer " << ptrType << " and offset " << offsetType
                          << " must have the same shape (splat or broadcast one of them)";
+  // Blocks of one shape in two layouts hold different elements in each thread's registers.
+  auto ptrTensor = dyn_cast<RankedTensorType>(ptrType), offsetTensor = dyn_cast<RankedTensorType>(offsetType);
+  if (ptrTensor && offsetTensor && ptrTensor.getEncoding() != offsetTensor.getEncoding())
+    return emitOpError() << "pointer " << ptrType << " and offset " << offsetType
+                         << " must have the same layout (convert one with brickgpu.convert_layout)";
   return success();
 }
 

@@ -309,3 +309,14 @@ func.func @f(%x: tensor<64x128xf16, #rows>, %b: !brickgpu.memdesc<64x64xf16, #s>
   brickgpu.local_store %x, %b {column_offset = 64 : i64} : tensor<64x128xf16, #rows> -> !brickgpu.memdesc<64x64xf16, #s>
   return
 }
+
+// -----
+
+// Pointers and offsets of one shape in two layouts: each thread would add offsets it does not hold to its pointers.
+#rows = #brickgpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#cols = #brickgpu.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+func.func @addptr_layouts(%p: tensor<32x32x!brick.ptr<f32>, #rows>, %o: tensor<32x32xi32, #cols>) {
+  // expected-error @+1 {{must have the same layout (convert one with brickgpu.convert_layout)}}
+  %0 = brick.addptr %p, %o : tensor<32x32x!brick.ptr<f32>, #rows>, tensor<32x32xi32, #cols>
+  return
+}
