@@ -36,6 +36,20 @@ TEST(Diagnostics, ShapesThatDoNotBroadcast) {
   expectError(k.build(), line, "+: shapes [64] and [128] do not broadcast");
 }
 
+TEST(Diagnostics, ReduceCombinerThatStores) {
+  int line = 0;
+  auto k = kernel("k", [&](Ptr<f32> p) {
+    Tensor x = load(p + arange(0, 64));
+    line = __LINE__ + 1;
+    Tensor total = reduce(x, 0, [&](Tensor a, Tensor b) {
+      store(p, a);
+      return a + b;
+    });
+    store(p, total);
+  });
+  expectError(k.build(), line, "combiner must not write memory");
+}
+
 TEST(Diagnostics, ShapesThatDoNotBroadcastIn2D) {
   int line = 0;
   auto k = kernel("k", [&](Ptr<f32> p) {

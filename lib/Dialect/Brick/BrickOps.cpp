@@ -325,6 +325,15 @@ LogicalResult verifyCombiner(Operation *op, OperandRange srcs, Region &combiner,
   auto ret = body.empty() ? Return() : dyn_cast<Return>(body.back());
   if (!ret)
     return op->emitOpError() << "combiner must end with " << Return::getOperationName();
+  // The combiner runs as many times, and on pairs in such an order, as the lowering chooses: what it writes would
+  // depend on that.
+  WalkResult writes = combiner.walk([&](Operation *inner) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
+    return effects && effects.hasEffect<MemoryEffects::Write>() ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  if (writes.wasInterrupted())
+    return op->emitOpError() << "combiner must not write memory (store, atomics, print): it runs once per pair "
+                                "combined, as many times and in such an order as the lowering chooses";
   if (ret.getResults().size() != n)
     return ret.emitOpError() << "returns " << ret.getResults().size() << " values; the " << what << " combines " << n;
   for (unsigned i = 0; i < n; ++i)

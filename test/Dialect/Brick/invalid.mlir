@@ -592,3 +592,29 @@ func.func @gather_axis(%x: tensor<8x4xf32>, %i: tensor<8x4xi32>) {
   %0 = brick.gather %x[%i] axis = 2 : (tensor<8x4xf32>, tensor<8x4xi32>) -> tensor<8x4xf32>
   return
 }
+
+// -----
+
+func.func @reduce_combiner_stores(%x: tensor<64xf32>, %p: !brick.ptr<f32>) {
+  // expected-error @+1 {{combiner must not write memory (store, atomics, print)}}
+  %0 = brick.reduce(%x) axis = 0 : (tensor<64xf32>) -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    brick.store %p, %a : !brick.ptr<f32>
+    %s = arith.addf %a, %b : f32
+    brick.reduce.return %s : f32
+  }
+  return
+}
+
+// -----
+
+func.func @scan_combiner_prints(%x: tensor<64xi32>) {
+  // expected-error @+1 {{combiner must not write memory (store, atomics, print)}}
+  %0 = brick.scan(%x) axis = 0 reverse = false : (tensor<64xi32>) -> tensor<64xi32> {
+  ^bb0(%a: i32, %b: i32):
+    brick.print "a = " %a : i32
+    %s = arith.addi %a, %b : i32
+    brick.scan.return %s : i32
+  }
+  return
+}
