@@ -68,4 +68,14 @@ std::optional<HostAllocation> nearestHostAllocation(uintptr_t address) {
   return HostAllocation{best->first, best->second};
 }
 
+std::optional<HostAllocation> hostAllocationBelow(uintptr_t address) {
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  auto &allocations = registry().allocations;
+  auto after = allocations.upper_bound(address);
+  if (after == allocations.begin())
+    return std::nullopt;
+  auto below = std::prev(after);
+  return HostAllocation{below->first, below->second};
+}
+
 } // namespace brick::runtime

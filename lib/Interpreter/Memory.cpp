@@ -107,12 +107,16 @@ public:
   llvm::Error check(uintptr_t address, unsigned bytes, size_t index) {
     if (!program_.options.checkMemory)
       return llvm::Error::success();
+    if (address < 4096) // before every host pointer's check: dereferencing it would crash the host
+      return fail(address, bytes, index, "through a null pointer");
     if (address % bytes)
       return fail(address, bytes, index, "which is not aligned to " + std::to_string(bytes) + " bytes");
     if (last_ && address >= last_->begin && address + bytes <= last_->begin + last_->size)
       return llvm::Error::success();
     last_ = runtime::findHostAllocation(address);
     if (last_ && address + bytes <= last_->begin + last_->size)
+      return llvm::Error::success();
+    if (throughHostPointer(address))
       return llvm::Error::success();
     std::string where = "outside every buffer";
     if (auto nearest = runtime::nearestHostAllocation(address)) {
@@ -127,6 +131,19 @@ public:
   }
 
 private:
+  /// Whether `address` (outside the interpreter's buffers) is taken as an access through a host pointer argument:
+  /// the nearest such pointer at or below it lies past every buffer of the interpreter that starts below it.
+  bool throughHostPointer(uintptr_t address) const {
+    uintptr_t base = 0;
+    for (uintptr_t host : program_.options.hostPointers)
+      if (host <= address && host >= base)
+        base = host;
+    if (!base)
+      return false;
+    std::optional<runtime::HostAllocation> below = runtime::hostAllocationBelow(address);
+    return !below || below->begin < base;
+  }
+
   static std::string hex(uintptr_t address) {
     std::string text;
     llvm::raw_string_ostream(text) << llvm::format_hex(address, 2);

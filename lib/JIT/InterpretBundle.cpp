@@ -68,7 +68,7 @@ runtime::Error interpretBundle(const runtime::KernelBundle &bundle, std::array<u
       uint64_t address = read<uint64_t>(args[i]);
       // Not the interpreter's memory: a host pointer, whose extent the interpreter cannot check.
       if (address && !runtime::findHostAllocation(address))
-        options.checkMemory = false;
+        options.hostPointers.push_back(address);
       arguments.push_back(interpreter::Argument::address(address));
       break;
     }

@@ -59,8 +59,8 @@ runtime::Error interpretLaunch(const std::string &name, const std::vector<ParamI
     switch (params[i].kind) {
     case ParamKind::Constant: continue;
     case ParamKind::Pointer:
-      if (arg.hostPointer)
-        runOptions.checkMemory = false;
+      if (arg.hostPointer && arg.pointer)
+        runOptions.hostPointers.push_back(arg.pointer);
       else if (arg.pointer && !runtime::findHostAllocation(arg.pointer))
         return runtime::Error("kernel '" + name + "': parameter " + std::to_string(i) +
                               " is not memory of the CPU interpreter (a DeviceBuffer of another device?): allocate "
@@ -74,8 +74,8 @@ runtime::Error interpretLaunch(const std::string &name, const std::vector<ParamI
       break;
     case ParamKind::TensorDescriptor: {
       const TensorDescriptorArg &desc = *arg.descriptor;
-      if (desc.hostPointer)
-        runOptions.checkMemory = false;
+      if (desc.hostPointer && desc.address)
+        runOptions.hostPointers.push_back(desc.address);
       else if (desc.address && !runtime::findHostAllocation(desc.address))
         return runtime::Error("kernel '" + name + "': parameter " + std::to_string(i) +
                               " describes memory that is not the CPU interpreter's");

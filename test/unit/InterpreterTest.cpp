@@ -94,6 +94,27 @@ TEST(Interpreter, AStoreBeforeItsBufferIsAnError) {
   EXPECT_THAT(failure(error), HasSubstr("8 bytes before the 16-byte buffer"));
 }
 
+// A null host pointer that the kernel reads is an error naming it (it crashed the host); a host pointer among the
+// arguments no longer turns off the checks of the interpreter's own buffers.
+TEST(Interpreter, ANullHostPointerReadIsAnError) {
+  auto k = kernel("copy", [](Ptr<f32> in, Ptr<f32> out) { store(out + arange(0, 4), load(in + arange(0, 4))); });
+  std::vector<float> out(4, 0.0f);
+  runtime::Error error = k.launch(Grid{1}, onCpu(), static_cast<const float *>(nullptr), out.data());
+  EXPECT_THAT(failure(error), HasSubstr("brick.load reads 4 bytes at 0x0 for element (0), through a null pointer"));
+}
+
+TEST(Interpreter, BuffersAreCheckedBesideHostPointers) {
+  auto k = kernel("copy", [](Ptr<f32> in, Ptr<f32> out) { store(out + arange(0, 8), load(in + arange(0, 8))); });
+  DeviceBuffer in = buffer(std::vector<float>(4, 1.0f)); // 4 elements, 8 read
+  std::vector<float> out(8, 0.0f);
+  runtime::Error error = k.launch(Grid{1}, onCpu(), in, out.data());
+  EXPECT_THAT(failure(error), HasSubstr("bytes past the end of the 16-byte buffer"));
+  // The host pointer's own elements stay unchecked (its extent is unknown) and are written.
+  DeviceBuffer whole = buffer(std::vector<float>(8, 2.0f));
+  ASSERT_FALSE(k.launch(Grid{1}, onCpu(), whole, out.data()));
+  EXPECT_EQ(out, std::vector<float>(8, 2.0f));
+}
+
 TEST(Interpreter, HostPointersRunUncheckedAndDevicePointersOfOtherMemoryAreRefused) {
   auto k = kernel("copy", [](Ptr<f32> in, Ptr<f32> out) { store(out + arange(0, 4), load(in + arange(0, 4)) + 1.0f); });
   std::vector<float> in = {1, 2, 3, 4}, out(4, 0.0f);

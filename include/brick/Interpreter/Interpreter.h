@@ -23,6 +23,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <vector>
 #include <array>
 #include <cstdint>
 
@@ -52,6 +53,11 @@ struct Options {
   /// Check every unmasked access against the interpreter's registered buffers. Turn off to run kernels on
   /// memory the interpreter did not allocate (a std::vector's data, say).
   bool checkMemory = true;
+  /// Host pointers among the arguments (memory the interpreter did not allocate, whose extent it cannot know).
+  /// With checkMemory, an access outside the interpreter's buffers is taken as one through the nearest of these
+  /// at or below it, unless one of its buffers lies between them (then it ran past that buffer and is an error);
+  /// an access in the first 4 KB of the address space is always one through a null pointer, an error.
+  std::vector<uintptr_t> hostPointers;
   /// Programs per cluster (LaunchOptions::clusterSize): what cluster_size() gives; cluster_rank() is
   /// program_id(0) mod it.
   unsigned clusterSize = 1;

@@ -27,6 +27,8 @@ void freeHost(void *memory);
 std::optional<HostAllocation> findHostAllocation(uintptr_t address);
 /// The registered allocation nearest to `address` (for error messages), if any.
 std::optional<HostAllocation> nearestHostAllocation(uintptr_t address);
+/// The registered allocation that starts last at or below `address`, if any.
+std::optional<HostAllocation> hostAllocationBelow(uintptr_t address);
 
 } // namespace brick::runtime
 
