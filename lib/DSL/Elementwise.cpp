@@ -64,6 +64,13 @@ template <class Op> Tensor floatMath(const char *what, const Tensor &x, Loc loc)
                                                                          : " needs floating-point values, got ") +
                              detail::describe(value.getType()) + "; convert with .to<f32>() first",
                     bir::getTypeLike(value.getType(), kb->builder().getF32Type()));
+  // The GPU has no f64 transcendentals here (no libdevice): refused on every target, so that a kernel the
+  // interpreter runs also compiles.
+  constexpr bool transcendental = llvm::is_one_of<Op, math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op, math::SinOp,
+                                                  math::CosOp, math::TanhOp, math::ErfOp>::value;
+  if (transcendental && element.isF64())
+    return kb->fail(loc, std::string(what) + " of f64 has no GPU implementation here; compute it in f32 (.to<f32>())",
+                    value.getType());
   return Access::wrap(Op::create(kb->builder(), kb->location(loc), value));
 }
 } // namespace

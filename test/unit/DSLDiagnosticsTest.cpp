@@ -50,6 +50,16 @@ TEST(Diagnostics, ReduceCombinerThatStores) {
   expectError(k.build(), line, "combiner must not write memory");
 }
 
+TEST(Diagnostics, TranscendentalOfF64) {
+  int line = 0;
+  auto k = kernel("k", [&](Ptr<f64> p) {
+    Tensor x = load(p + arange(0, 64));
+    line = __LINE__ + 1;
+    store(p + arange(0, 64), sin(x));
+  });
+  expectError(k.build(), line, "sin of f64 has no GPU implementation here; compute it in f32");
+}
+
 TEST(Diagnostics, ShapesThatDoNotBroadcastIn2D) {
   int line = 0;
   auto k = kernel("k", [&](Ptr<f32> p) {

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "Utility.h"
 
 #include "brick/Conversion/Passes.h"
@@ -34,6 +35,18 @@ struct ConvertBrickGPUToLLVMPass : impl::ConvertBrickGPUToLLVMBase<ConvertBrickG
       return signalPassFailure();
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
+    // NVPTX has no f64 transcendentals and Brick links no libdevice: say so at the op, where LLVM would abort
+    // (sin, cos) or fail without a location (exp, log, ...).
+    WalkResult unsupported = module.walk([&](Operation *op) {
+      if (!isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op, math::SinOp, math::CosOp, math::TanhOp,
+               math::ErfOp>(op) ||
+          !getElementTypeOrSelf(op->getResult(0).getType()).isF64())
+        return WalkResult::advance();
+      op->emitError() << op->getName() << " of f64 has no GPU implementation here; compute it in f32";
+      return WalkResult::interrupt();
+    });
+    if (unsupported.wasInterrupted())
+      return signalPassFailure();
     ModuleAxisInfo axisInfo(module);
     lowering::LoweringContext loweringContext{&axisInfo, computeCapability, fastMath};
     module.walk([&](Operation *op) {
