@@ -808,14 +808,17 @@ private:
       auto [pointer, rangeMask] = pointers(shape, e, 0, /*allowMask=*/false);
       Value compare = need(shape, e), value = need(shape, e);
       ++ops_;
-      add(bk::AtomicCASOp::create(b_, loc_, semantic, scope, pointer, compare, value));
+      auto cas = bk::AtomicCASOp::create(b_, loc_, semantic, scope, pointer, compare, value);
+      if (!shape.empty()) // a scalar atomic's old value may not be used (the verifier refuses it)
+        add(cas);
       return;
     }
     RMWOp rmw;
     if (e == F16 || e == BF16)
       rmw = RMWOp::fadd;
     else if (isFloat(e)) {
-      static constexpr RMWOp ops[] = {RMWOp::fadd, RMWOp::max, RMWOp::min, RMWOp::xchg};
+      // Floats have no max or min atomic on the GPU (the verifier refuses them).
+      static constexpr RMWOp ops[] = {RMWOp::fadd, RMWOp::xchg, RMWOp::fadd, RMWOp::xchg};
       rmw = ops[in_.below(4)];
     } else {
       static constexpr RMWOp ops[] = {RMWOp::and_, RMWOp::or_, RMWOp::xor_, RMWOp::add, RMWOp::max,
@@ -826,7 +829,9 @@ private:
     Value mask = accessMask(shape, rangeMask, 0);
     Value value = need(shape, e);
     ++ops_;
-    add(bk::AtomicRMWOp::create(b_, loc_, rmw, semantic, scope, pointer, value, mask));
+    auto atomic = bk::AtomicRMWOp::create(b_, loc_, rmw, semantic, scope, pointer, value, mask);
+    if (!shape.empty()) // a scalar atomic's old value may not be used (the verifier refuses it)
+      add(atomic);
   }
 
   /// Stores `v` into the next sink of its type (i1 through i8; pointers, and blocks larger than a sink, are not).

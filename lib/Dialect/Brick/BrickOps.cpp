@@ -232,6 +232,14 @@ LogicalResult AtomicRMWOp::verify() {
     return emitOpError() << "atomics work on 16-, 32- or 64-bit elements, got " << pointee;
   if (width == 16 && getRmw() != RMWOp::fadd)
     return emitOpError() << "16-bit atomics support only fadd, got " << stringifyRMWOp(getRmw());
+  // PTX's atom.max and atom.min take integers only (the interpreter would run it; the GPU lowering cannot).
+  if (isFloatPointee && (getRmw() == RMWOp::max || getRmw() == RMWOp::min))
+    return emitOpError() << stringifyRMWOp(getRmw()) << " on floating-point elements (" << pointee
+                         << ") has no GPU atomic; use atomic_cas in a loop, or max/min on integers";
+  // A scalar atomic's returned old value is not lowered for the GPU (each thread would need the one it got).
+  if (!isa<RankedTensorType>(getType()) && !getResult().use_empty())
+    return emitOpError() << "the old value of an atomic on a scalar pointer cannot be used yet; use a block of one "
+                            "element (ptr + arange(0, 1)) to read it";
   return success();
 }
 
@@ -240,6 +248,9 @@ LogicalResult AtomicCASOp::verify() {
   if (width != 16 && width != 32 && width != 64)
     return emitOpError() << "compare-and-swap works on 16-, 32- or 64-bit elements, got "
                          << getElementTypeOrSelf(getVal().getType());
+  if (!isa<RankedTensorType>(getType()) && !getResult().use_empty())
+    return emitOpError() << "the old value of an atomic on a scalar pointer cannot be used yet; use a block of one "
+                            "element (ptr + arange(0, 1)) to read it";
   return success();
 }
 

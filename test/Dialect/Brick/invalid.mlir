@@ -618,3 +618,20 @@ func.func @scan_combiner_prints(%x: tensor<64xi32>) {
   }
   return
 }
+
+// -----
+
+func.func @atomic_max_f32(%p: !brick.ptr<f32>, %v: f32) {
+  // expected-error @+1 {{max on floating-point elements ('f32') has no GPU atomic; use atomic_cas in a loop, or max/min on integers}}
+  %0 = brick.atomic_rmw max, relaxed, gpu, %p, %v : !brick.ptr<f32>
+  return
+}
+
+// -----
+
+func.func @scalar_atomic_old_value(%p: !brick.ptr<i32>, %v: i32, %out: !brick.ptr<i32>) {
+  // expected-error @+1 {{the old value of an atomic on a scalar pointer cannot be used yet}}
+  %0 = brick.atomic_cas relaxed, gpu, %p, %v, %v : !brick.ptr<i32>
+  brick.store %out, %0 : !brick.ptr<i32>
+  return
+}
