@@ -94,20 +94,17 @@ def main(binary, configs):
         weights = f"  weights {ours[best] * 500 / m:5.0f} GB/s (cuBLAS {fp8 * 500 / m:5.0f})" if m <= 128 else ""
         print(f"{m}x{n}x{k:<12} {ours[best]:7.1f} {config:>22s} {fp8:10.1f} {bf16:11.1f} {ours[best] / fp8:6.2f} "
               f"{ours[best] / bf16:6.2f}  {error:.1e}{weights}")
-        scaled = {name: value for name, value in brick.items()
-                  if name.startswith(key + "_rowwise_cfg") and name.endswith("_TFLOPs")}
-        if scaled:
+        # The scaled kernels, each beside cuBLAS's kernel with the same scales.
+        for tag, label, anchor, anchor_label in (("rowwise", "rowwise-scaled", rowwise, "(cuBLAS rowwise)"),
+                                                 ("block", "block-scaled", block, "(cuBLAS block-scaled)")):
+            scaled = {name: value for name, value in brick.items()
+                      if name.startswith(f"{key}_{tag}_cfg") and name.endswith("_TFLOPs")}
+            if not scaled:
+                continue
             best = max(scaled, key=scaled.get)
-            config = configs[int(best[len(key) + 12:-7])]
-            print(f"{'  rowwise-scaled':24s} {scaled[best]:7.1f} {config:>22s} {rowwise:10.1f} {'(cuBLAS rowwise)':>11s} "
-                  f"{scaled[best] / rowwise:6.2f} {'':6s}  {brick[best[:-7] + '_error']:.1e}")
-        scaled = {name: value for name, value in brick.items()
-                  if name.startswith(key + "_block_cfg") and name.endswith("_TFLOPs")}
-        if scaled:
-            best = max(scaled, key=scaled.get)
-            config = configs[int(best[len(key) + 10:-7])]
-            versus = f"{scaled[best] / block:6.2f}" if block else f"{'-':>6s}"
-            print(f"{'  block-scaled':24s} {scaled[best]:7.1f} {config:>22s} {block:10.1f} {'(cuBLAS block-scaled)':>11s} "
+            config = configs[int(best[len(f"{key}_{tag}_cfg"):-7])]
+            versus = f"{scaled[best] / anchor:6.2f}" if anchor else f"{'-':>6s}"
+            print(f"{'  ' + label:24s} {scaled[best]:7.1f} {config:>22s} {anchor:10.1f} {anchor_label:>11s} "
                   f"{versus} {'':6s}  {brick[best[:-7] + '_error']:.1e}")
     print(f"{'quantize to e4m3 (GB/s)':24s} {'Brick':>7s} {'block':>9s} {'torch':>7s} {'copy':>7s} {'/torch':>7s} {'/copy':>6s}")
     for m, n, k in listed:

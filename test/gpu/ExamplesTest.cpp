@@ -861,6 +861,21 @@ TEST_P(Examples, Float8DotsMatchFloat64) {
   }
 }
 
+// e4m3 codes of magnitude 2^-4 to 2^4 (eight mantissas, either sign: no NaN, no saturation), and f32 scales
+// (sixteen mantissas) with exponents within +-`spread`, for the FP8 GEMM tests.
+std::vector<uint8_t> float8Codes(std::mt19937 &rng, size_t count) {
+  std::vector<uint8_t> out(count);
+  for (uint8_t &code : out)
+    code = floatToE4M3(std::ldexp(1.0f + float(rng() % 8) / 8, int(rng() % 9) - 4) * (rng() & 1 ? -1 : 1));
+  return out;
+}
+std::vector<float> float8Scales(std::mt19937 &rng, size_t count, int spread) {
+  std::vector<float> out(count);
+  for (float &scale : out)
+    scale = std::ldexp(1.0f + float(rng() % 16) / 16, int(rng() % unsigned(2 * spread + 1)) - spread);
+  return out;
+}
+
 // The FP8 GEMM with DeepSeek-V3's block scales (1 x 128 of A, 128 x 128 of B), against float64 of the scaled codes,
 // at ragged M and N, K of three scale blocks; bf16 out.
 TEST_P(Examples, Float8BlockScaledMatmulMatchesFloat64) {
@@ -868,20 +883,9 @@ TEST_P(Examples, Float8BlockScaledMatmulMatchesFloat64) {
   using namespace examples::host;
   const int M = 200, N = 320, K = 384, blocksK = K / 128;
   std::mt19937 rng(90);
-  auto codes = [&](size_t count) {
-    std::vector<uint8_t> out(count);
-    for (uint8_t &code : out)
-      code = floatToE4M3(std::ldexp(1.0f + float(rng() % 8) / 8, int(rng() % 9) - 4) * (rng() & 1 ? -1 : 1));
-    return out;
-  };
-  auto scales = [&](size_t count) {
-    std::vector<float> out(count);
-    for (float &scale : out)
-      scale = std::ldexp(1.0f + float(rng() % 16) / 16, int(rng() % 5) - 2);
-    return out;
-  };
-  std::vector<uint8_t> a = codes(size_t(M) * K), b = codes(size_t(N) * K);
-  std::vector<float> scaleA = scales(size_t(blocksK) * M), scaleB = scales(size_t((N + 127) / 128) * blocksK);
+  std::vector<uint8_t> a = float8Codes(rng, size_t(M) * K), b = float8Codes(rng, size_t(N) * K);
+  std::vector<float> scaleA = float8Scales(rng, size_t(blocksK) * M, 2),
+                     scaleB = float8Scales(rng, size_t((N + 127) / 128) * blocksK, 2);
   std::vector<double> want(size_t(M) * N);
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j)
@@ -918,20 +922,8 @@ TEST_P(Examples, Float8RowwiseScaledMatmulMatchesFloat64) {
   using namespace examples::host;
   const int M = 200, N = 136, K = 320;
   std::mt19937 rng(92);
-  auto codes = [&](size_t count) {
-    std::vector<uint8_t> out(count);
-    for (uint8_t &code : out)
-      code = floatToE4M3(std::ldexp(1.0f + float(rng() % 8) / 8, int(rng() % 9) - 4) * (rng() & 1 ? -1 : 1));
-    return out;
-  };
-  auto scales = [&](size_t count) {
-    std::vector<float> out(count);
-    for (float &scale : out)
-      scale = std::ldexp(1.0f + float(rng() % 16) / 16, int(rng() % 9) - 4);
-    return out;
-  };
-  std::vector<uint8_t> a = codes(size_t(M) * K), b = codes(size_t(N) * K);
-  std::vector<float> scaleA = scales(M), scaleB = scales(N);
+  std::vector<uint8_t> a = float8Codes(rng, size_t(M) * K), b = float8Codes(rng, size_t(N) * K);
+  std::vector<float> scaleA = float8Scales(rng, M, 4), scaleB = float8Scales(rng, N, 4);
   std::vector<double> want(size_t(M) * N);
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
