@@ -13,8 +13,10 @@ using namespace brick;
 /// from zero on the tensor cores and is scaled and added to the f32 accumulator in registers, so the tensor cores'
 /// narrower FP8 accumulation never spans more than 128 of K (DeepGEMM's promotion).
 ///
-/// Launch with cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N) programs, in groups of GROUP_M rows of tiles. K must be a
-/// multiple of 128, and BLOCK_N at most 128 or a multiple of it.
+/// Launch with cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N) programs, in groups of GROUP_M rows of tiles; K a multiple of
+/// 128. Where BLOCK_N divides 128, a tile's columns share one weight scale a step and the scaling is one
+/// multiply-add an element (otherwise two). With `ws`, two consumer warpgroups (8 warps) take turns on the tensor
+/// cores: one scales its product while the other's runs.
 inline auto matmulFp8BlockScaled() {
   return kernel("matmul_fp8_block_scaled", [](TensorDescriptor<f8e4m3, 2> a, TensorDescriptor<f8e4m3, 2> b,
                                               TensorDescriptor<bf16, 2> c, Ptr<f32> scaleA, Ptr<f32> scaleB, Int M,
@@ -23,18 +25,24 @@ inline auto matmulFp8BlockScaled() {
     auto [tileM, tileN] = grouped_tile(program_id(0), cdiv(M, BLOCK_M), cdiv(N, BLOCK_N), GROUP_M);
     Int row = tileM * BLOCK_M, column = tileN * BLOCK_N;
     Tensor rows = row + arange(0, BLOCK_M), columns = column + arange(0, BLOCK_N);
-    Tensor weightBlocks = minimum(columns, N - 1) / 128 * (K / 128); // the row of scaleB each column reads
+    bool oneWeightBlock = 128 % BLOCK_N.value() == 0;
+    // The scales of step k: [BLOCK_M] (a row's times the tile's weight scale) or [BLOCK_M, BLOCK_N].
+    auto scalesOf = [&](const Operand &k) {
+      Tensor rowScales = load(scaleA + k * M + rows, rows < M, 0.0f);
+      if (oneWeightBlock)
+        return rowScales * load(scaleB + column / 128 * (K / 128) + k);
+      Tensor weightBlocks = minimum(columns, N - 1) / 128 * (K / 128);
+      return rowScales.column() * load(scaleB + weightBlocks + k).row();
+    };
     Tensor acc = zeros<f32>({BLOCK_M, BLOCK_N});
     // The scales of step k + 1 are read during step k: their latency hides behind the step's product.
     Int steps = K / BLOCK_K;
-    Tensor rowScales = load(scaleA + rows, rows < M, 0.0f), columnScales = load(scaleB + weightBlocks);
-    for_range(0, steps, 1, carry(acc, rowScales, columnScales), [&](Int k) {
-      Tensor next = minimum(k + 1, steps - 1);
-      Tensor nextRowScales = load(scaleA + next * M + rows, rows < M, 0.0f);
-      Tensor nextColumnScales = load(scaleB + weightBlocks + next);
+    Tensor scales = scalesOf(0);
+    for_range(0, steps, 1, carry(acc, scales), [&](Int k) {
+      Tensor nextScales = scalesOf(minimum(k + 1, steps - 1));
       Tensor partial = dot(a.load({row, k * BLOCK_K}), b.load({column, k * BLOCK_K}).trans());
-      acc = acc + partial * (rowScales.column() * columnScales.row());
-      rowScales = nextRowScales, columnScales = nextColumnScales;
+      acc = fma(partial, oneWeightBlock ? scales.column() : scales, acc);
+      scales = nextScales;
     });
     c.store({row, column}, acc);
   });

@@ -101,6 +101,43 @@ Tensor abs(const Tensor &x, Loc loc) {
   return floatMath<math::AbsFOp>("abs", x, loc);
 }
 
+Tensor fma(const Operand &a, const Operand &b, const Operand &c, Loc loc) {
+  KernelBuilder *current = KernelBuilder::current("fma", loc);
+  if (!current)
+    return {};
+  KernelBuilder &kb = *current;
+  // Literals take the type of the first operand that is not one.
+  const Operand *operands[] = {&a, &b, &c};
+  Value typed;
+  for (const Operand *operand : operands)
+    if (!typed && !Access::isLiteral(*operand))
+      typed = kb.use(*operand, {}, "fma", loc);
+  Value x = kb.use(a, typed ? typed.getType() : Type(), "fma", loc);
+  Value y = kb.use(b, typed ? typed.getType() : Type(), "fma", loc);
+  Value z = kb.use(c, typed ? typed.getType() : Type(), "fma", loc);
+  if (!x || !y || !z)
+    return kb.poison();
+  if (kb.isPoison(x) || kb.isPoison(y) || kb.isPoison(z))
+    return kb.poison(kb.isPoison(x) ? x.getType() : kb.isPoison(y) ? y.getType() : z.getType());
+  Type common = kb.promote(kb.promote(getElementTypeOrSelf(x.getType()), getElementTypeOrSelf(y.getType())),
+                           getElementTypeOrSelf(z.getType()));
+  if (!isa<FloatType>(common) || bir::isFloat8(common))
+    return kb.fail(loc, "fma needs 16-, 32- or 64-bit floats, got " + detail::describe(x.getType()) + ", " +
+                            detail::describe(y.getType()) + " and " + detail::describe(z.getType()),
+                   x.getType());
+  auto [x1, y1] = kb.broadcastPair(x, y, "fma", loc);
+  if (!x1)
+    return kb.poison(x.getType());
+  auto [x2, z1] = kb.broadcastPair(x1, z, "fma", loc);
+  if (!x2)
+    return kb.poison(x.getType());
+  auto [y2, z2] = kb.broadcastPair(y1, z1, "fma", loc);
+  if (!y2)
+    return kb.poison(x.getType());
+  return Access::wrap(math::FmaOp::create(kb.builder(), kb.location(loc), kb.convert(x2, common, loc),
+                                          kb.convert(y2, common, loc), kb.convert(z2, common, loc)));
+}
+
 Tensor sigmoid(const Tensor &x, Loc loc) {
   Tensor e = exp(-Operand(x, loc), loc);
   return Operand(1.0, loc) / (Operand(1.0, loc) + e);

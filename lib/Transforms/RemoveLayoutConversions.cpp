@@ -2,7 +2,8 @@
 //
 // Conversions between layouts cost a round trip through shared memory. Two rewrites remove them:
 //   * recompute: convert_layout(v, L) where v is cheap to recompute from scalars (constants, splats, ranges,
-//     and elementwise/pointer arithmetic, expand_dims and broadcast over them) becomes v recomputed in L;
+//     and elementwise/pointer arithmetic, expand_dims and broadcast over them, small 1-D loads) becomes v
+//     recomputed in L;
 //   * sink: an elementwise op, reduction or scan whose operands come converted from one layout L (at least one
 //     of them from a value that is not cheap to recompute) runs in L instead, and its result is converted.
 // Sinking moves conversions towards users, where they meet the conversions coalescing put in front of
@@ -45,6 +46,19 @@ bool isElementwise(Operation *op) {
   return isMemoryEffectFree(op);
 }
 
+/// A load of a 1-D block of at most one element a thread (a row's scale, a column's bias): loaded again in
+/// another layout it costs a few cached reads, where a conversion costs a trip through shared memory and a
+/// barrier over all warps (Triton's rematerialization takes such loads too).
+bool smallLoad(Operation *op) {
+  auto load = dyn_cast<LoadOp>(op);
+  if (!load || load.getIsVolatile())
+    return false;
+  auto type = dyn_cast<RankedTensorType>(load.getType());
+  auto module = op->getParentOfType<ModuleOp>();
+  return type && module && type.getRank() == 1 &&
+         type.getNumElements() <= 32 * brickgpu::BrickGPUDialect::getNumWarps(module);
+}
+
 /// Whether `value` can be recomputed in `layout` from scalars and constants alone (and `available`, a value
 /// about to be given that layout).
 bool canRecompute(Value value, Attribute layout, Value available = {}, int depth = kMaxDepth) {
@@ -67,7 +81,7 @@ bool canRecompute(Value value, Attribute layout, Value available = {}, int depth
   }
   if (auto broadcast = dyn_cast<BroadcastOp>(op))
     return canRecompute(broadcast.getSrc(), layout, available, depth - 1);
-  if (isElementwise(op))
+  if (isElementwise(op) || smallLoad(op))
     return llvm::all_of(op->getOperands(),
                         [&](Value operand) { return canRecompute(operand, layout, available, depth - 1); });
   return false;
@@ -251,7 +265,7 @@ std::optional<Attribute> layoutWanted(Operation *user, Value argument) {
 /// all agree and the value the loop yields comes from that layout or can be recomputed in it: the conversion
 /// then happens once, before the loop, instead of in every iteration. Leaves conversions to the old layout at
 /// the edges (the patterns above remove those that are not needed).
-bool carryInUsersLayout(scf::ForOp loop, unsigned index) {
+bool carryInUsersLayout(scf::ForOp loop, unsigned index, bool accumulatorsOnly) {
   BlockArgument argument = loop.getRegionIterArg(index);
   auto type = dyn_cast<RankedTensorType>(argument.getType());
   if (!type || !type.getEncoding())
@@ -265,7 +279,7 @@ bool carryInUsersLayout(scf::ForOp loop, unsigned index) {
       return false;
     target = *wanted;
   }
-  if (!target || target == type.getEncoding())
+  if (!target || target == type.getEncoding() || (accumulatorsOnly && !isAccumulatorLayout(target)))
     return false;
   Value yielded = loop.getYieldedValues()[index];
   auto convert = yielded.getDefiningOp<ConvertLayoutOp>();
@@ -301,19 +315,26 @@ struct RemoveLayoutConversionsPass : impl::BrickGPURemoveLayoutConversionsBase<R
                  SinkConversionThroughAxisOp<ReduceOp>, SinkConversionThroughAxisOp<ScanOp>>(context);
     ConvertLayoutOp::getCanonicalizationPatterns(patterns, context);
     FrozenRewritePatternSet frozen(std::move(patterns));
-    // Rounds of cleanup and loop re-layout; a loop value changes layout at most once, so this ends.
+    // Rounds of cleanup and loop re-layout; a loop value changes layout at most once, so this ends. Values
+    // wanted in an accumulator's layout go first: once an accumulator is carried in it, the ops that read it
+    // sink there, and what else they read (a row's scales) is then wanted in a slice of it, not in the layout
+    // the op had before.
     llvm::DenseSet<std::pair<Operation *, unsigned>> relaidOut;
     while (true) {
       if (failed(applyPatternsGreedily(getOperation(), frozen)))
         return signalPassFailure();
       bool changed = false;
-      getOperation().walk([&](scf::ForOp loop) {
-        for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
-          if (!relaidOut.contains({loop, i}) && carryInUsersLayout(loop, i)) {
-            relaidOut.insert({loop, i});
-            changed = true;
-          }
-      });
+      for (bool accumulatorsOnly : {true, false}) {
+        getOperation().walk([&](scf::ForOp loop) {
+          for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+            if (!relaidOut.contains({loop, i}) && carryInUsersLayout(loop, i, accumulatorsOnly)) {
+              relaidOut.insert({loop, i});
+              changed = true;
+            }
+        });
+        if (changed)
+          break;
+      }
       if (!changed)
         break;
     }

@@ -169,8 +169,15 @@ bool quiet(llvm::iterator_range<Block::iterator> range) {
   return llvm::all_of(range, [](Operation &op) { return quietOp(&op, /*scalars=*/true); });
 }
 
+/// A plain load (a block's scales, read a step ahead): the consumers run it in their loop as before the split;
+/// the producer never does (sliceOf keeps loads out of what computes its coordinates).
+bool readOnlyLoad(Operation *op) {
+  auto load = dyn_cast<LoadOp>(op);
+  return load && !load.getIsVolatile();
+}
+
 /// `loop`'s plan, where its body copies descriptor blocks into their TMA buffers, multiplies them on wgmma and
-/// otherwise computes in registers.
+/// otherwise computes in registers, or reads memory with plain loads.
 std::optional<LoopPlan> planLoop(scf::ForOp loop) {
   if (loop.getUnsignedCmp())
     return std::nullopt;
@@ -187,7 +194,7 @@ std::optional<LoopPlan> planLoop(scf::ForOp loop) {
         return std::nullopt;
     } else if (auto dot = dyn_cast<brickgpu::WarpGroupDotOp>(op)) {
       plan.dots.push_back(dot);
-    } else if (!quietOp(&op, /*scalars=*/false)) {
+    } else if (!quietOp(&op, /*scalars=*/false) && !readOnlyLoad(&op)) {
       return std::nullopt;
     }
   }
@@ -359,9 +366,10 @@ std::optional<Plan> planSequence(func::FuncOp kernel) {
   }
   // Nor may anything between the loops write memory.
   Operation *last = plan.loops.back().loop;
-  for (Operation &op : llvm::make_range(std::next(Block::iterator(first)), Block::iterator(last)))
-    if (!isa<scf::ForOp>(op) && writes(&op))
-      return std::nullopt;
+  if (last != first)
+    for (Operation &op : llvm::make_range(std::next(Block::iterator(first)), Block::iterator(last)))
+      if (!isa<scf::ForOp>(op) && writes(&op))
+        return std::nullopt;
   return plan;
 }
 

@@ -163,3 +163,47 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     return %r#0 : tensor<64x64xf32, #blk>
   }
 }
+
+// -----
+
+// DeepSeek-V3's promotion: a row's scales, read a step ahead and carried, scale each step's product into the
+// accumulator with one fma. The small load (one element a thread at most) is loaded again in the accumulator's
+// row slice rather than converted every step; the fma runs in the dot's layout once the accumulator is carried
+// there (accumulators first: then the scales are wanted in a slice of #mma, not of the fma's old layout).
+#blk = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [2, 4], order = [1, 0]}>
+#vec = #brickgpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}>
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+// CHECK-DAG: #[[MMA:.*]] = #brickgpu.mma<{version = 3
+// CHECK-DAG: #[[ROWS:.*]] = #brickgpu.slice<{dim = 1, parent = #[[MMA]]}>
+// CHECK-LABEL: func.func @promotion_scales
+// CHECK: scf.for {{.*}} -> (tensor<128x128xf32, #[[MMA]]>, tensor<128xf32, #[[ROWS]]>)
+// CHECK-NOT: brickgpu.convert_layout
+// CHECK: brick.load {{.*}} : tensor<128x!brick.ptr<f32>, #[[ROWS]]>
+// CHECK-NOT: brickgpu.convert_layout
+// CHECK: math.fma {{.*}} : tensor<128x128xf32, #[[MMA]]>
+// CHECK: scf.yield
+module attributes {brickgpu.num_warps = 8 : i32} {
+  func.func @promotion_scales(%scale: !brick.ptr<f32>, %product: tensor<128x128xf32, #mma>, %n: i32) -> tensor<128x128xf32, #blk> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32, #blk>
+    %rows = brick.make_range 0, 128 : tensor<128xi32, #vec>
+    %base = brick.splat %scale : tensor<128x!brick.ptr<f32>, #vec>
+    %first = brick.addptr %base, %rows : tensor<128x!brick.ptr<f32>, #vec>, tensor<128xi32, #vec>
+    %s0 = brick.load %first : tensor<128x!brick.ptr<f32>, #vec>
+    %r:2 = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero, %s = %s0) -> (tensor<128x128xf32, #blk>, tensor<128xf32, #vec>) : i32 {
+      %at = brick.splat %k : tensor<128xi32, #vec>
+      %next = arith.addi %rows, %at : tensor<128xi32, #vec>
+      %ptrs = brick.addptr %base, %next : tensor<128x!brick.ptr<f32>, #vec>, tensor<128xi32, #vec>
+      %s1 = brick.load %ptrs : tensor<128x!brick.ptr<f32>, #vec>
+      %p = arith.addf %product, %product : tensor<128x128xf32, #mma>
+      %pb = brickgpu.convert_layout %p : tensor<128x128xf32, #mma> -> tensor<128x128xf32, #blk>
+      %sr = brickgpu.convert_layout %s : tensor<128xf32, #vec> -> tensor<128xf32, #brickgpu.slice<{dim = 1, parent = #blk}>>
+      %col = brick.expand_dims %sr {axis = 1 : i32} : tensor<128xf32, #brickgpu.slice<{dim = 1, parent = #blk}>> -> tensor<128x1xf32, #blk>
+      %wide = brick.broadcast %col : tensor<128x1xf32, #blk> -> tensor<128x128xf32, #blk>
+      %acc1 = math.fma %pb, %wide, %acc : tensor<128x128xf32, #blk>
+      scf.yield %acc1, %s1 : tensor<128x128xf32, #blk>, tensor<128xf32, #vec>
+    }
+    return %r#0 : tensor<128x128xf32, #blk>
+  }
+}

@@ -976,3 +976,75 @@ module attributes {brickgpu.num_warps = 4 : i32} {
     return
   }
 }
+
+// -----
+
+// One loop whose dot completes in place (DeepSeek-V3's promotion: each step's product scaled into the
+// accumulator) and that reads its scales with plain loads, followed by a store: it splits. The consumers run the
+// loads (before the split, and in their loop) and release each slot after the dot; the producer only copies.
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+#rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]}>
+#row = #brickgpu.slice<{dim = 1, parent = #mma}>
+#a = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#bt = #brickgpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>
+module attributes {brickgpu.num_warps = 8 : i32} {
+  // CHECK-LABEL: func.func @promotion
+  // CHECK: brickgpu.warp_specialize {
+  // CHECK: scf.for
+  // CHECK-NOT: brick.load
+  // CHECK-COUNT-2: brickgpu.async_tma_copy_global_to_local
+  // CHECK: brickgpu.warp_return
+  // CHECK: brickgpu.set_max_registers 232 {increase}
+  // CHECK: brick.load
+  // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %[[S:[^ ]*]] = %c0_i32{{.*}}, %{{.*}} = %c0_i32{{.*}})
+  // CHECK: brickgpu.wait_barrier
+  // CHECK: brick.load {{.*}} : tensor<128x!brick.ptr<f32>, #{{.*}}>
+  // CHECK: brick.load {{.*}} : !brick.ptr<f32>
+  // CHECK: %[[D:.*]] = brickgpu.warpgroup_dot
+  // CHECK-NOT: isAsync
+  // CHECK: %[[E:.*]] = brickgpu.memdesc_index %{{.*}}[%[[S]]]
+  // CHECK-NEXT: brickgpu.barrier_arrive %[[E]], %true
+  // CHECK: math.fma %[[D]]
+  // CHECK: scf.yield
+  // CHECK: brick.store
+  func.func @promotion(%out: !brick.ptr<f32>, %codes: !brick.ptr<f8E4M3FN>, %scaleA: !brick.ptr<f32>, %scaleB: !brick.ptr<f32>, %mapA: !brick.tensormap,
+                       %mapB: !brick.tensormap, %m: i32, %steps: i32, %s: i64) attributes {brick.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c128 = arith.constant 128 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+    %da = brick.make_tensor_descriptor %codes, [%m, %m], [%s, %c1_i64], %mapA : !brick.ptr<f8E4M3FN> -> !brick.tensordesc<128x128xf8E4M3FN>
+    %db = brick.make_tensor_descriptor %codes, [%m, %m], [%s, %c1_i64], %mapB : !brick.ptr<f8E4M3FN> -> !brick.tensordesc<128x128xf8E4M3FN>
+    %rows = brick.make_range 0, 128 : tensor<128xi32, #row>
+    %base = brick.splat %scaleA : tensor<128x!brick.ptr<f32>, #row>
+    %first = brick.addptr %base, %rows : tensor<128x!brick.ptr<f32>, #row>, tensor<128xi32, #row>
+    %s0 = brick.load %first : tensor<128x!brick.ptr<f32>, #row>
+    %r:2 = scf.for %k = %c0 to %steps step %c1 iter_args(%acc = %zero, %sc = %s0) -> (tensor<128x128xf32, #mma>, tensor<128xf32, #row>) : i32 {
+      %kn = arith.addi %k, %c1 : i32
+      %off = arith.muli %kn, %m : i32
+      %at = brick.splat %off : tensor<128xi32, #row>
+      %next = arith.addi %rows, %at : tensor<128xi32, #row>
+      %ptrs = brick.addptr %base, %next : tensor<128x!brick.ptr<f32>, #row>, tensor<128xi32, #row>
+      %rowScales = brick.load %ptrs : tensor<128x!brick.ptr<f32>, #row>
+      %bp = brick.addptr %scaleB, %kn : !brick.ptr<f32>, i32
+      %b = brick.load %bp : !brick.ptr<f32>
+      %bs = brick.splat %b : tensor<128xf32, #row>
+      %sn = arith.mulf %rowScales, %bs : tensor<128xf32, #row>
+      %kk = arith.muli %k, %c128 : i32
+      %x = brick.descriptor_load %da[%c0, %kk] : !brick.tensordesc<128x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN, #rows>
+      %y = brick.descriptor_load %db[%c0, %kk] : !brick.tensordesc<128x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN, #rows>
+      %xa = brickgpu.local_alloc %x : (tensor<128x128xf8E4M3FN, #rows>) -> !brickgpu.memdesc<128x128xf8E4M3FN, #a>
+      %yb = brickgpu.local_alloc %y : (tensor<128x128xf8E4M3FN, #rows>) -> !brickgpu.memdesc<128x128xf8E4M3FN, #a>
+      %yt = brickgpu.memdesc_trans %yb : !brickgpu.memdesc<128x128xf8E4M3FN, #a> -> !brickgpu.memdesc<128x128xf8E4M3FN, #bt>
+      %d = brickgpu.warpgroup_dot %xa, %yt, %zero : !brickgpu.memdesc<128x128xf8E4M3FN, #a>, !brickgpu.memdesc<128x128xf8E4M3FN, #bt> -> tensor<128x128xf32, #mma>
+      %col = brick.expand_dims %sc {axis = 1 : i32} : tensor<128xf32, #row> -> tensor<128x1xf32, #mma>
+      %wide = brick.broadcast %col : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
+      %acc1 = math.fma %d, %wide, %acc : tensor<128x128xf32, #mma>
+      scf.yield %acc1, %sn : tensor<128x128xf32, #mma>, tensor<128xf32, #row>
+    }
+    %o = brick.splat %out : tensor<128x128x!brick.ptr<f32>, #mma>
+    brick.store %o, %r#0 : tensor<128x128x!brick.ptr<f32>, #mma>
+    return
+  }
+}

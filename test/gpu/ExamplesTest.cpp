@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <set>
 
@@ -895,8 +896,14 @@ TEST_P(Examples, Float8BlockScaledMatmulMatchesFloat64) {
   auto dA = upload(device(), a.data(), a.size()), dB = upload(device(), b.data(), b.size()),
        dScaleA = upload(device(), scaleA), dScaleB = upload(device(), scaleB), dC = poisoned(device(), size_t(M) * N * 2);
   ASSERT_TRUE(dA && dB && dScaleA && dScaleB && dC);
-  for (auto [blockM, blockN] : {std::pair{128, 128}, {128, 256}}) {
-    LaunchOptions options{.numWarps = 8, .numStages = 3, .device = &device()};
+  // One weight scale a tile (BLOCK_N 128 or 64, warp-specialized or not) and a row of them (BLOCK_N 256).
+  struct Config {
+    int blockM, blockN, warps;
+    bool warpSpecialize;
+  };
+  for (auto [blockM, blockN, warps, warpSpecialize] :
+       {Config{128, 128, 8, false}, {128, 128, 8, true}, {64, 64, 4, false}, {128, 256, 8, false}}) {
+    LaunchOptions options{.numWarps = warps, .numStages = 3, .warpSpecialize = warpSpecialize, .device = &device()};
     unsigned programs = unsigned((M + blockM - 1) / blockM) * unsigned((N + blockN - 1) / blockN);
     runtime::Error error = kernel.launch(Grid{programs}, options, TensorDescriptorArg::of(*dA, {M, K}, {K, 1}, {blockM, 128}),
                                          TensorDescriptorArg::of(*dB, {N, K}, {K, 1}, {blockN, 128}),
@@ -910,8 +917,9 @@ TEST_P(Examples, Float8BlockScaledMatmulMatchesFloat64) {
     for (size_t i = 0; i < got.size(); ++i)
       values[i] = bf16ToFloat(got[i]);
     double relative = relativeError(values, want);
-    std::printf("fp8 block-scaled matmul, %dx%d tiles: relative error %.2e\n", blockM, blockN, relative);
-    EXPECT_LE(relative, 1e-2) << blockM << "x" << blockN; // bf16 out
+    std::printf("fp8 block-scaled matmul, %dx%d tiles%s: relative error %.2e\n", blockM, blockN,
+                warpSpecialize ? ", warp-specialized" : "", relative);
+    EXPECT_LE(relative, 1e-2) << blockM << "x" << blockN << (warpSpecialize ? " ws" : ""); // bf16 out
   }
 }
 
@@ -1191,6 +1199,39 @@ TEST_P(Examples, ScansKeepTheCombinersOrderOnEveryLayout) {
         }
       }
     }
+}
+
+TEST_P(Examples, FmaRoundsOnce) {
+  // (1 + 2^-20)(1 - 2^-20) - 1 is -2^-40 exactly: fma gives it; a * b + c rounds the product to 1 first and gives
+  // 0. Literals take the blocks' type, and the three operands broadcast ([64, 1] x [1, 64] + scalar).
+  auto kernel = brick::kernel("fma_once", [](Ptr<f32> fused, Ptr<f32> twice, Ptr<f32> outer, Ptr<f32> x, Ptr<f32> y) {
+    Tensor i = arange(0, 64);
+    Tensor a = load(x + i), b = load(y + i);
+    store(fused + i, fma(a, b, -1.0));
+    store(twice + i, a * b - 1.0);
+    store(outer + i.column() * 64 + i.row(), fma(a.column(), b.row(), 0.5));
+  });
+  std::vector<float> x(64), y(64);
+  for (int i = 0; i < 64; ++i)
+    x[i] = 1.0f + std::ldexp(float(i + 1), -20), y[i] = 1.0f - std::ldexp(1.0f, -20);
+  auto dX = examples::host::upload(device(), x), dY = examples::host::upload(device(), y);
+  auto fused = examples::host::poisoned(device(), 64 * 4), twice = examples::host::poisoned(device(), 64 * 4),
+       outer = examples::host::poisoned(device(), 64 * 64 * 4);
+  ASSERT_TRUE(dX && dY && fused && twice && outer);
+  ASSERT_FALSE(kernel.launch(Grid{1}, LaunchOptions{.device = &device()}, *fused, *twice, *outer, *dX, *dY));
+  std::string failure;
+  auto gotFused = examples::host::download<float>(*fused, 64, failure);
+  auto gotTwice = examples::host::download<float>(*twice, 64, failure);
+  auto gotOuter = examples::host::download<float>(*outer, 64 * 64, failure);
+  ASSERT_TRUE(failure.empty()) << failure;
+  for (int i = 0; i < 64; ++i) {
+    ASSERT_EQ(gotFused[i], std::fma(x[i], y[i], -1.0f)) << i;
+    ASSERT_EQ(gotTwice[i], x[i] * y[i] - 1.0f) << i;
+    for (int j = 0; j < 64; ++j)
+      ASSERT_EQ(gotOuter[i * 64 + j], std::fma(x[i], y[j], 0.5f)) << i << "," << j;
+  }
+  ASSERT_EQ(gotFused[0], -std::ldexp(1.0f, -40));
+  ASSERT_EQ(gotTwice[0], 0.0f); // the product rounded to 1 first
 }
 
 TEST_P(Examples, GatherTakesAlongEitherAxis) {

@@ -72,6 +72,9 @@ Tensor floor(const Tensor &x, Loc loc = Loc::current());
 Tensor ceil(const Tensor &x, Loc loc = Loc::current());
 /// 1 / (1 + exp(-x)).
 Tensor sigmoid(const Tensor &x, Loc loc = Loc::current());
+/// a * b + c rounded once (a fused multiply-add: fma.rn), after broadcasting all three. `a * b + c` rounds twice:
+/// Brick never fuses what the kernel did not ask to fuse, so that the interpreter and every target agree.
+Tensor fma(const Operand &a, const Operand &b, const Operand &c, Loc loc = Loc::current());
 
 //===--- Memory -----------------------------------------------------------------===//
 
