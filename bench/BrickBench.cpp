@@ -621,14 +621,20 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
 /// "64,64,64,128,64,8,4,4,3": BLOCK_M, then GEMM 1's BLOCK_N and BLOCK_K, GEMM 2's, GROUP_M, GEMM 1's and GEMM 2's
 /// warps, stages; ",tma" after them: GEMM 1's weights through a tensor descriptor, ",tma,gather" its token rows too
 /// (",tma,gather,persistent": as a persistent kernel, ",c2" (or c4, c8) after it in clusters of that many
-/// programs; ",skip" after gather or persistent: GEMM 1's warpgroups skip padding rows, MoeConfig::skipPadding)
-/// (BRICK_BENCH_MOE_CONFIG, or --moe's arguments).
+/// programs; ",skip" after gather or persistent: GEMM 1's warpgroups skip padding rows, MoeConfig::skipPadding);
+/// ",fp8" alone after the numbers: the layer in FP8 (MoeConfig::fp8; GEMM 1's BLOCK_N and both BLOCK_K are 128
+/// there, whatever the numbers say) (BRICK_BENCH_MOE_CONFIG, or --moe's arguments).
 examples::MoeConfig parseMoeConfig(const char *text) {
   examples::MoeConfig c;
   int length = 0;
   bool read = std::sscanf(text, "%d,%d,%d,%d,%d,%d,%u,%u,%u%n", &c.blockM, &c.gateUpN, &c.gateUpK, &c.downN,
                           &c.downK, &c.groupM, &c.gateUpWarps, &c.downWarps, &c.stages, &length) == 9;
   std::string tail = read ? text + length : "";
+  if (tail == ",fp8") {
+    c.fp8 = true;
+    c.gateUpN = c.gateUpK = c.downK = 128;
+    return c;
+  }
   c.skipPadding = tail.starts_with(",tma,gather") && tail.ends_with(",skip");
   if (c.skipPadding)
     tail.resize(tail.size() - 5);
@@ -638,7 +644,8 @@ examples::MoeConfig parseMoeConfig(const char *text) {
     c.clusterSize = unsigned(tail.back() - '0'), tail.resize(persistent.size());
   if (!read || !(tail.empty() || tail == ",tma" || tail == ",tma,gather" || tail == persistent))
     fail(std::string("cannot read the MoE config '") + text +
-         "': expected BM,N1,K1,N2,K2,GROUP_M,warps1,warps2,stages[,tma[,gather[,persistent[,c2|c4|c8]]][,skip]]");
+         "': expected BM,N1,K1,N2,K2,GROUP_M,warps1,warps2,stages[,tma[,gather[,persistent[,c2|c4|c8]]][,skip]] or "
+         "BM,N1,K1,N2,K2,GROUP_M,warps1,warps2,stages,fp8");
   c.weightDescriptors = !tail.empty();
   c.gatherRows = tail.starts_with(",tma,gather");
   c.persistent = tail == ",tma,gather,persistent";
@@ -650,7 +657,7 @@ std::string moeConfigText(const examples::MoeConfig &c) {
          std::to_string(c.gateUpWarps) + "," + std::to_string(c.downWarps) + "," + std::to_string(c.stages) +
          (c.weightDescriptors ? ",tma" : "") + (c.gatherRows ? ",gather" : "") + (c.persistent ? ",persistent" : "") +
          (c.persistent && c.clusterSize > 1 ? ",c" + std::to_string(c.clusterSize) : "") +
-         (c.skipPadding ? ",skip" : "");
+         (c.skipPadding ? ",skip" : "") + (c.fp8 ? ",fp8" : "");
 }
 
 /// --moe: the whole MoE layer (examples/moe.h: routing, alignment, GEMM 1 with silu * up, GEMM 2 with the routing
@@ -730,7 +737,7 @@ void benchMoe(const std::vector<examples::MoeConfig> &sweep) {
         double routingMs = medianMilliseconds([&] { check(layer->runRouting()); }, 20);
         double downMs = medianMilliseconds([&] { check(layer->runDown()); }, 20);
         double sumMs = medianMilliseconds([&] { check(layer->runSum()); }, 20);
-        double weightBytes = double(distinct) * 2.0 * model.intermediate * model.hidden * 2;
+        double weightBytes = double(distinct) * 2.0 * model.intermediate * model.hidden * (config.fp8 ? 1 : 2);
         // The layer as one CUDA graph on a stream of its own; and 100 layers back to back (no flush between:
         // what a decode loop sees, launch costs included), launched one by one and as graph replays.
         auto stream = runtime::Stream::create(*device);

@@ -5,6 +5,7 @@
 #include "attention.h"
 #include "matmul.h"
 #include "matmul_fp8.h"
+#include "moe_fp8.h"
 #include "moe.h"
 #include "softmax.h"
 #include "vector_add.h"
@@ -147,6 +148,23 @@ const std::vector<Example> &catalog() {
            moeDown<brick::bf16>(),
            {aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, dyn, aligned, one,
             aligned, aligned, one, aligned, one, dyn, 64, 128, 64, 8}),
+      make("moe_gather_quantize",
+           "MoE in FP8: token rows copied into sorted order and quantized to e4m3 per 1x128 group (16 rows a program)",
+           moeGatherQuantize(), {aligned, aligned, aligned, aligned, aligned, aligned, aligned, dyn, dyn, aligned, 16}),
+      make("moe_gate_up_fp8",
+           "MoE grouped GEMM 1 in e4m3 with DeepSeek-V3's block scales, silu(gate) * up quantized per 1x128 group "
+           "(128x128x128 tiles, GROUP_M = 8, 8 warps, 3 stages)",
+           moeGateUpFp8(),
+           {Arg::descriptor({128, 128}, {16, 16}), aligned, Arg::descriptor({128, 128}, {16, 16}), aligned,
+            Arg::descriptor({128, 128}, {16, 16}), aligned, aligned, aligned, aligned, aligned, aligned, aligned, 128, 8},
+           8, 3),
+      make("moe_down_fp8",
+           "MoE grouped GEMM 2 in e4m3 with DeepSeek-V3's block scales, times the routing weights (128x128x128 tiles, "
+           "GROUP_M = 8, 8 warps, 3 stages)",
+           moeDownFp8(),
+           {Arg::descriptor({128, 128}, {16, 16}), aligned, Arg::descriptor({128, 128}, {16, 16}), aligned, aligned,
+            aligned, aligned, aligned, aligned, aligned, aligned, aligned, aligned, dyn, 128, 128, 8},
+           8, 3),
       make("moe_sum", "MoE: each token's top-2 rows summed (bf16, 16x256 a program)", moeSum<brick::bf16>(),
            {aligned, aligned, dyn, aligned, 2, 16, 256}),
     };

@@ -1,7 +1,9 @@
 //===- moe_host.cpp - The MoE layer's host side: inputs, launches, float64 reference ---===//
 
 #include "host.h"
+#include "moe_fp8.h"
 #include "moe_layer.h"
+#include "brick/Support/Float8.h"
 
 #include <algorithm>
 #include <cmath>
@@ -110,6 +112,10 @@ template <brick::ElementTag T> struct Kernels {
   decltype(moeDown<T>()) down = moeDown<T>();
   decltype(moeSum<T>()) reduce = moeSum<T>();
   decltype(randomFill<T>()) fill = randomFill<T>();
+  decltype(randomFill<f8e4m3>()) fillCodes = randomFill<f8e4m3>();
+  decltype(moeGatherQuantize()) gatherQuantize = moeGatherQuantize();
+  decltype(moeGateUpFp8()) gateUpFp8 = moeGateUpFp8();
+  decltype(moeDownFp8()) downFp8 = moeDownFp8();
 };
 template <brick::ElementTag T> const Kernels<T> &kernels() {
   static const Kernels<T> instance;
@@ -140,6 +146,29 @@ template <class K> auto &moeTuner(const K &kernel, int blockM, bool gateUp, cons
 
 int cdiv(int64_t a, int64_t b) { return int((a + b - 1) / b); }
 double silu(double x) { return x / (1 + std::exp(-x)); }
+
+/// What the device's quantizeFp8Groups makes of x's groups of 128, decoded: x rounded to e4m3 codes times each
+/// group's scale (largest magnitude, at least 1e-4, over 448), computed in f32 as the device does.
+void quantizeGroups(float *x, size_t n) {
+  for (size_t group = 0; group < n; group += 128) {
+    float amax = 1e-4f;
+    for (size_t i = group; i < group + 128; ++i)
+      amax = std::max(amax, std::abs(x[i]));
+    float factor = 448.0f / amax, scale = amax / 448.0f;
+    for (size_t i = group; i < group + 128; ++i)
+      x[i] = brick::e4m3ToFloat(brick::floatToE4M3(x[i] * factor)) * scale;
+  }
+}
+
+/// One f32 scale per 128 x 128 block of `matrices` rows x columns matrices, about `scale` (0.5 to 1.5 times it,
+/// so that a kernel reading another block's scale is caught), [matrices * rows / 128, columns / 128].
+std::vector<float> blockScales(size_t matrices, size_t rows, size_t columns, float scale) {
+  std::vector<float> scales(matrices * rows / 128 * (columns / 128));
+  std::uniform_real_distribution<float> spread(0.5f, 1.5f);
+  for (float &value : scales)
+    value = scale * spread(host::rng());
+  return scales;
+}
 } // namespace
 
 template <brick::ElementTag T> int64_t MoeLayer<T>::maxBlocks() const {
@@ -157,6 +186,11 @@ Expected<MoeLayer<T>> MoeLayer<T>::create(const brick::runtime::Device &device, 
   if (shape.topk < 1 || shape.topk > shape.experts - shape.silentExperts)
     return Error("MoE layer: topk must be from 1 to the experts a token can pick (" +
                  std::to_string(shape.experts - shape.silentExperts) + "), got " + std::to_string(shape.topk));
+  if (config.fp8 && (!std::is_same_v<T, brick::bf16> || shape.hidden % 128 || shape.intermediate % 128 ||
+                     128 % config.downN || (config.blockM != 64 && config.blockM != 128)))
+    return Error("MoE layer in FP8: bf16 tokens, H and I multiples of 128, BLOCK_M 64 or 128 and downN dividing 128, "
+                 "got H " + std::to_string(shape.hidden) + ", I " + std::to_string(shape.intermediate) + ", BLOCK_M " +
+                 std::to_string(config.blockM) + ", downN " + std::to_string(config.downN));
   MoeLayer layer;
   layer.device_ = &device;
   layer.shape_ = shape;
@@ -170,7 +204,28 @@ Expected<MoeLayer<T>> MoeLayer<T>::create(const brick::runtime::Device &device, 
   layer.bias_ = randomFloats(E, shape.bias ? shape.biasSpread : 0.0f);
   layer.a_ = randomFloats(T_ * H);
   const float w13Scale = float(2.0 / std::sqrt(double(H))), w2Scale = float(2.0 / std::sqrt(double(I)));
-  if (weights == MoeWeights::Host) {
+  // FP8: codes uniform in [-1, 1] (rounded to e4m3) times a scale per 128 x 128 block; w13_ and w2_ hold their
+  // products, the values the layer multiplies by.
+  std::vector<uint8_t> w13Codes, w2Codes;
+  if (config.fp8) {
+    layer.w13Scales_ = blockScales(E, 2 * I, H, w13Scale);
+    layer.w2Scales_ = blockScales(E, H, I, w2Scale);
+  }
+  auto fp8Weights = [&](size_t rows, size_t columns, const std::vector<float> &scales, std::vector<uint8_t> &codes,
+                        std::vector<float> &values) {
+    values = randomFloats(rows * columns);
+    codes.resize(values.size());
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t c = 0; c < columns; ++c) {
+        size_t i = r * columns + c;
+        codes[i] = brick::floatToE4M3(values[i]);
+        values[i] = brick::e4m3ToFloat(codes[i]) * scales[r / 128 * (columns / 128) + c / 128];
+      }
+  };
+  if (weights == MoeWeights::Host && config.fp8) {
+    fp8Weights(E * 2 * I, H, layer.w13Scales_, w13Codes, layer.w13_);
+    fp8Weights(E * H, I, layer.w2Scales_, w2Codes, layer.w2_);
+  } else if (weights == MoeWeights::Host) {
     layer.w13_ = randomFloats(E * 2 * I * H, w13Scale);
     layer.w2_ = randomFloats(E * H * I, w2Scale);
   }
@@ -183,13 +238,17 @@ Expected<MoeLayer<T>> MoeLayer<T>::create(const brick::runtime::Device &device, 
   };
   const size_t pairs = shape.pairs(), routeBlocks = size_t(cdiv(shape.tokens, layer.routeTokens()));
   const size_t blocks = size_t(layer.maxBlocks()), elementBytes = sizeof(typename Memory<T>::Stored);
+  const size_t weightBytes = config.fp8 ? 1 : elementBytes, hBytes = config.fp8 ? 1 : elementBytes;
+  auto uploadWeights = [&](std::vector<float> &values, const std::vector<uint8_t> &codes, size_t count) {
+    if (weights == MoeWeights::Device)
+      return DeviceBuffer::allocate(device, count * weightBytes);
+    return config.fp8 ? upload(device, codes.data(), codes.size()) : upload(device, toMemory<T>(values));
+  };
   for (Error e : {put(layer.logitsBuffer_, upload(device, toMemory<T>(layer.logits_))),
                   put(layer.biasBuffer_, upload(device, layer.bias_)),
                   put(layer.aBuffer_, upload(device, toMemory<T>(layer.a_))),
-                  put(layer.w13Buffer_, weights == MoeWeights::Host ? upload(device, toMemory<T>(layer.w13_))
-                                                                    : DeviceBuffer::allocate(device, E * 2 * I * H * elementBytes)),
-                  put(layer.w2Buffer_, weights == MoeWeights::Host ? upload(device, toMemory<T>(layer.w2_))
-                                                                   : DeviceBuffer::allocate(device, E * H * I * elementBytes)),
+                  put(layer.w13Buffer_, uploadWeights(layer.w13_, w13Codes, E * 2 * I * H)),
+                  put(layer.w2Buffer_, uploadWeights(layer.w2_, w2Codes, E * H * I)),
                   put(layer.topkIds_, poisoned(device, pairs * 4)), put(layer.topkWeights_, poisoned(device, pairs * 4)),
                   put(layer.blockCounts_, poisoned(device, routeBlocks * E * 4)),
                   put(layer.pairRanks_, poisoned(device, pairs * 4)),
@@ -199,15 +258,35 @@ Expected<MoeLayer<T>> MoeLayer<T>::create(const brick::runtime::Device &device, 
                   put(layer.blockRows_, poisoned(device, blocks * 4)), put(layer.total_, poisoned(device, 4)),
                   // A row per pair, or per sorted row where GEMM 1 stores them in sorted order (gatherRows).
                   put(layer.h_, poisoned(device, std::max(pairs, layer.gatherRows() ? blocks * config.blockM : 0) * I *
-                                                     elementBytes)),
+                                                     hBytes)),
                   put(layer.y_, poisoned(device, pairs * H * elementBytes)),
                   put(layer.out_, poisoned(device, T_ * H * elementBytes))})
     if (e)
       return e;
   if (layer.gatherRows())
-    if (Error e = put(layer.aSorted_, poisoned(device, blocks * config.blockM * H * elementBytes)))
+    if (Error e = put(layer.aSorted_, poisoned(device, blocks * config.blockM * H * hBytes)))
       return e;
-  if (weights == MoeWeights::Device) {
+  if (config.fp8) {
+    const size_t rows = blocks * config.blockM;
+    for (Error e : {put(layer.w13ScalesBuffer_, upload(device, layer.w13Scales_)),
+                    put(layer.w2ScalesBuffer_, upload(device, layer.w2Scales_)),
+                    put(layer.aScales_, poisoned(device, H / 128 * rows * 4)),
+                    put(layer.hScales_, poisoned(device, I / 128 * rows * 4))})
+      if (e)
+        return e;
+  }
+  if (weights == MoeWeights::Device && config.fp8) {
+    const int block = 1024;
+    auto fill = [&](const DeviceBuffer &buffer, int64_t n) {
+      return kernels<T>().fillCodes.launch(brick::Grid{unsigned((n + block - 1) / block)},
+                                           brick::LaunchOptions{.device = &device}, buffer, n, int64_t(rng()()), 1.0f,
+                                           block);
+    };
+    if (Error e = fill(*layer.w13Buffer_, int64_t(E * 2 * I * H)))
+      return e;
+    if (Error e = fill(*layer.w2Buffer_, int64_t(E * H * I)))
+      return e;
+  } else if (weights == MoeWeights::Device) {
     const int block = 1024;
     auto fill = [&](const DeviceBuffer &buffer, int64_t n, int64_t seed, float scale) {
       return kernels<T>().fill.launch(brick::Grid{unsigned((n + block - 1) / block)},
@@ -248,6 +327,8 @@ template <brick::ElementTag T> Error MoeLayer<T>::runRouting(const brick::runtim
 }
 
 template <brick::ElementTag T> Error MoeLayer<T>::runDown(const brick::runtime::Stream *stream) const {
+  if (config_.fp8)
+    return runDownFp8(stream);
   const Kernels<T> &k = kernels<T>();
   const MoeShape &s = shape_;
   const int H = s.hidden, I = s.intermediate, pairs = int(s.pairs());
@@ -279,7 +360,47 @@ template <brick::ElementTag T> Error MoeLayer<T>::runSum(const brick::runtime::S
                                     sumColumns);
 }
 
+template <brick::ElementTag T> Error MoeLayer<T>::runGateUpFp8(const brick::runtime::Stream *stream) const {
+  using brick::TensorDescriptorArg;
+  const MoeShape &s = shape_;
+  const int64_t H = s.hidden, I = s.intermediate, E = s.experts;
+  const unsigned blocks = unsigned(maxBlocks());
+  const int64_t rows = int64_t(blocks) * config_.blockM;
+  const int rowsPerProgram = 16;
+  brick::LaunchOptions copy{.numWarps = 4, .numStages = 1, .stream = stream, .device = device_};
+  if (Error e = kernels<T>().gatherQuantize.launch(brick::Grid{unsigned(cdiv(rows, rowsPerProgram))}, copy, *aBuffer_,
+                                                   *aSorted_, *aScales_, *sorted_, *total_, int(rows), int(H), s.topk,
+                                                   int(s.pairs()), int(H), rowsPerProgram))
+    return e;
+  brick::LaunchOptions options{.numWarps = config_.gateUpWarps, .numStages = config_.stages,
+                               .warpSpecialize = true, .stream = stream, .device = device_};
+  return kernels<T>().gateUpFp8.launch(
+      brick::Grid{blocks * unsigned(I / 128)}, options,
+      TensorDescriptorArg::of(*aSorted_, {rows, H}, {H, 1}, {config_.blockM, 128}), *aScales_,
+      TensorDescriptorArg::of(*w13Buffer_, {E * 2 * I, H}, {H, 1}, {128, 128}), *w13ScalesBuffer_,
+      TensorDescriptorArg::of(*h_, {rows, I}, {I, 1}, {config_.blockM, 128}), *hScales_, *blockExpert_, *blockRuns_,
+      *total_, int(rows), int(I), int(H), config_.blockM, config_.groupM);
+}
+
+template <brick::ElementTag T> Error MoeLayer<T>::runDownFp8(const brick::runtime::Stream *stream) const {
+  using brick::TensorDescriptorArg;
+  const MoeShape &s = shape_;
+  const int64_t H = s.hidden, I = s.intermediate, E = s.experts;
+  const unsigned blocks = unsigned(maxBlocks());
+  const int64_t rows = int64_t(blocks) * config_.blockM;
+  brick::LaunchOptions options{.numWarps = config_.downWarps, .numStages = config_.stages, .warpSpecialize = true,
+                               .stream = stream, .device = device_};
+  return kernels<T>().downFp8.launch(
+      brick::Grid{blocks * unsigned(cdiv(H, config_.downN))}, options,
+      TensorDescriptorArg::of(*h_, {rows, I}, {I, 1}, {config_.blockM, 128}), *hScales_,
+      TensorDescriptorArg::of(*w2Buffer_, {E * H, I}, {I, 1}, {config_.downN, 128}), *w2ScalesBuffer_, *y_,
+      *topkWeights_, *sorted_, *blockExpert_, *blockRuns_, *total_, int(rows), int(H), int(I), int(s.pairs()),
+      config_.blockM, config_.downN, config_.groupM);
+}
+
 template <brick::ElementTag T> Error MoeLayer<T>::runGateUp(const brick::runtime::Stream *stream) const {
+  if (config_.fp8)
+    return runGateUpFp8(stream);
   const MoeShape &s = shape_;
   const int H = s.hidden, I = s.intermediate;
   brick::LaunchOptions options{.numWarps = config_.gateUpWarps, .numStages = config_.stages, .stream = stream,
@@ -353,6 +474,8 @@ template <brick::ElementTag T> Error MoeLayer<T>::runGateUp(const brick::runtime
 }
 
 template <brick::ElementTag T> bool MoeLayer<T>::gatherRows() const {
+  if (config_.fp8)
+    return true; // the token rows are quantized as they are gathered
   // GEMM 1 then stores the activations by descriptor too: rows of I elements, whole 16-byte units.
   const int64_t hRowBytes = int64_t(shape_.intermediate) * int64_t(sizeof(typename host::Memory<T>::Stored));
   return weightDescriptors() && config_.gatherRows && hRowBytes % 16 == 0;
@@ -514,11 +637,22 @@ template <brick::ElementTag T> double MoeLayer<T>::check(std::string &failure) c
       pairsOf[size_t(ids[t * K + j])].push_back(t * K + j);
   }
   std::vector<float> w13Read, w2Read;
-  auto readBack = [&](const DeviceBuffer &buffer, size_t e, size_t count, std::vector<float> &into) {
+  // Expert e's count weights (a columns-wide matrix; FP8: codes times w13Scales_ or w2Scales_).
+  auto readBack = [&](const DeviceBuffer &buffer, size_t e, size_t count, size_t columns, const std::vector<float> &scales,
+                      std::vector<float> &into) {
+    into.resize(count);
+    if (config_.fp8) {
+      std::vector<uint8_t> codes(count);
+      if (Error error = buffer.copyToHost(codes.data(), count, e * count))
+        failure = error.message();
+      const size_t rows = count / columns;
+      for (size_t i = 0; i < count; ++i)
+        into[i] = brick::e4m3ToFloat(codes[i]) * scales[(e * rows + i / columns) / 128 * (columns / 128) + i % columns / 128];
+      return;
+    }
     std::vector<typename Memory<T>::Stored> stored(count);
     if (Error error = buffer.copyToHost(stored.data(), count * sizeof(stored[0]), e * count * sizeof(stored[0])))
       failure = error.message();
-    into.resize(count);
     for (size_t i = 0; i < count; ++i)
       into[i] = Memory<T>::to(stored[i]);
   };
@@ -528,21 +662,27 @@ template <brick::ElementTag T> double MoeLayer<T>::check(std::string &failure) c
     if (weights_ == MoeWeights::Host) {
       w13 = &w13_[e * 2 * I * H], w2 = &w2_[e * H * I];
     } else {
-      readBack(*w13Buffer_, e, 2 * I * H, w13Read);
-      readBack(*w2Buffer_, e, H * I, w2Read);
+      readBack(*w13Buffer_, e, 2 * I * H, H, w13Scales_, w13Read);
+      readBack(*w2Buffer_, e, H * I, I, w2Scales_, w2Read);
       if (!failure.empty())
         return 0;
       w13 = w13Read.data(), w2 = w2Read.data();
     }
     for (size_t p : expertPairs) {
-      const float *a = &a_[(p / K) * H];
+      // FP8: the token row and h quantized per 1 x 128 group, as the device does; else h rounded to T.
+      std::vector<float> a(a_.begin() + (p / K) * H, a_.begin() + (p / K + 1) * H), hRow(I);
+      if (config_.fp8)
+        quantizeGroups(a.data(), H);
       for (size_t n = 0; n < I; ++n) {
         const float *gate = &w13[n * H], *up = &w13[(I + n) * H];
         double g = 0, u = 0;
         for (size_t q = 0; q < H; ++q)
           g += double(a[q]) * gate[q], u += double(a[q]) * up[q];
-        h[n] = Memory<T>::to(Memory<T>::from(float(silu(g) * u)));
+        hRow[n] = config_.fp8 ? float(silu(g) * u) : Memory<T>::to(Memory<T>::from(float(silu(g) * u)));
       }
+      if (config_.fp8)
+        quantizeGroups(hRow.data(), I);
+      std::copy(hRow.begin(), hRow.end(), h.begin());
       std::vector<double> &row = out[p / K];
       for (size_t n = 0; n < H; ++n) {
         const float *w = &w2[n * I];
@@ -576,7 +716,8 @@ Check runMoe(const brick::runtime::Device &device, const MoeShape &shape, MoeWei
                      (shape.bias ? "+bias" : "") + (shape.silentExperts ? " (" + std::to_string(shape.silentExperts) +
                                                                               " experts unused)"
                                                                         : "") +
-                     (weights == MoeWeights::Device ? ", weights made on the device, 4 tokens checked" : "");
+                     (weights == MoeWeights::Device ? ", weights made on the device, 4 tokens checked" : "") +
+                     (config.fp8 ? ", FP8 weights and activations" : "");
   Check check{what, 0, std::is_same_v<T, brick::bf16> ? 1e-2 : 2e-3, {}, 0};
   auto layer = MoeLayer<T>::create(device, shape, config, weights);
   if (!layer)

@@ -94,6 +94,12 @@ struct MoeConfig {
   /// 2.65-2.78 and 2.54-2.57 for the persistent default; session 33). Ignored without gatherRows (or where it
   /// falls back).
   bool skipPadding = false;
+  /// FP8 (the bf16 layer only; moe_fp8.h): the expert weights in e4m3 with one f32 scale per 128 x 128 block and
+  /// the activations quantized to e4m3 per 1 x 128 group where they are made (the token rows as they are gathered
+  /// into sorted order, silu(gate) * up in GEMM 1's epilogue), both GEMMs on FP8 tensor cores with each 128 of K
+  /// promoted to f32 (DeepSeek-V3's serving). H and I multiples of 128; GEMM 1's tiles are BLOCK_M x 128 (gate and
+  /// up), GEMM 2's BLOCK_M x downN (downN dividing 128), K steps of 128, warp-specialized on sm_90a; not tuned.
+  bool fp8 = false;
   /// The GEMMs launch through the autotuner (brick/JIT/Autotune.h): for this BLOCK_M, the tiles, warps and stages
   /// of each are tuned per (N, K, pairs rounded up to a power of two), moeCandidates' first being these.
   bool tuned = false;
@@ -160,10 +166,15 @@ private:
   MoeShape shape_{};
   MoeConfig config_;
   MoeWeights weights_ = MoeWeights::Host;
-  std::vector<float> logits_, bias_, a_, w13_, w2_; // rounded to T, as the device holds them
+  std::vector<float> logits_, bias_, a_, w13_, w2_; // rounded to T (FP8: codes times scales), as the device holds them
+  std::vector<float> w13Scales_, w2Scales_;          // FP8: one per 128 x 128 block
   std::optional<brick::runtime::DeviceBuffer> logitsBuffer_, biasBuffer_, aBuffer_, w13Buffer_, w2Buffer_;
   std::optional<brick::runtime::DeviceBuffer> topkIds_, topkWeights_, blockCounts_, pairRanks_, sorted_, blockExpert_,
       blockRuns_, blockRows_, total_, h_, y_, out_, aSorted_;
+  // FP8: the weights' block scales, and the activations' scales (h_ and aSorted_ hold their codes).
+  std::optional<brick::runtime::DeviceBuffer> w13ScalesBuffer_, w2ScalesBuffer_, aScales_, hScales_;
+  brick::runtime::Error runGateUpFp8(const brick::runtime::Stream *stream) const;
+  brick::runtime::Error runDownFp8(const brick::runtime::Stream *stream) const;
 };
 
 } // namespace examples

@@ -525,6 +525,28 @@ TEST_P(Examples, MoeLayer) {
   }
 }
 
+// The layer in FP8 (MoeConfig::fp8: e4m3 weights with 128 x 128 block scales, activations quantized per 1 x 128
+// group) against float64 over the same codes and scales, the activations quantized as the device does: blocks of
+// 64 rows over one warpgroup and of 128 over two, GEMM 2's tiles 128 and 64 wide (two tiles a scale block), two
+// 128-groups of H and I, experts no token picks; weights made on the device.
+TEST_P(Examples, MoeLayerFp8) {
+  using examples::runMoe;
+  examples::MoeConfig fp8{.blockM = 64, .downN = 128, .groupM = 8, .gateUpWarps = 4, .downWarps = 4, .stages = 3,
+                          .fp8 = true};
+  examples::MoeShape shape{.tokens = 37, .experts = 8, .topk = 2, .hidden = 256, .intermediate = 256,
+                           .silentExperts = 2};
+  EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, fp8));
+  fp8.blockM = 128, fp8.downN = 64, fp8.gateUpWarps = 8, fp8.downWarps = 8;
+  EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, fp8));
+  EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 20, .experts = 8, .topk = 2, .hidden = 128, .intermediate = 128},
+                             examples::MoeWeights::Device, fp8));
+  // What the FP8 layer cannot take is an error at create, not a wrong answer.
+  auto ragged = examples::MoeLayer<bf16>::create(device(), {.tokens = 4, .experts = 4, .topk = 1, .hidden = 96,
+                                                            .intermediate = 128}, fp8);
+  ASSERT_FALSE(ragged.ok());
+  EXPECT_NE(ragged.error().message().find("multiples of 128"), std::string::npos) << ragged.error().message();
+}
+
 TEST_P(Examples, MoePaddedRowsAreEachExpertsRowsRoundedUpToBlocks) {
   // One token to 2 of 8 experts: two blocks of 16 rows, 30 of them padding.
   examples::MoeConfig decode{.blockM = 16, .gateUpN = 32, .gateUpK = 32, .downN = 32, .downK = 32, .groupM = 1,
