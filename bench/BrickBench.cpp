@@ -708,7 +708,7 @@ void benchMoe(const std::vector<examples::MoeConfig> &sweep) {
         }
         std::string failure;
         double error = layer->check(failure);
-        if (!failure.empty() || !(error <= 1e-2))
+        if (!failure.empty() || !(error <= (config.fp8 ? 3e-2 : 1e-2))) // FP8: runMoe says why
           fail(name + ": wrong result: " + (failure.empty() ? "relative error " + std::to_string(error) : failure));
         int distinct = layer->distinctExperts(failure);
         int64_t padded = layer->paddedRows(failure);

@@ -97,6 +97,111 @@ def fused_moe_kernel(a, w, c, topk_weights, sorted_ids, block_expert, total_padd
              mask=valid[:, None] & (cn[None, :] < N))
 
 
+@triton.jit
+def fused_moe_fp8_kernel(a, a_scale, w, w_scale, c, sorted_ids, block_expert, total_padded, N, K, a_rows_per_pair,
+                         num_valid, sam, sasm, sask, swe, swn, swk, sse, ssn, ssk, scm, scn, BM: tl.constexpr,
+                         BN: tl.constexpr, G: tl.constexpr):
+    """fused_moe_kernel's GEMM with e4m3 operands and DeepSeek-V3's block scales, as vLLM's w8a8 block path runs it:
+    a token's 1 x 128 groups (a_scale [T, K / 128]) and the weights' 128 x 128 blocks (w_scale [E, N / 128, K /
+    128]); K steps of 128, each product scaled into the f32 accumulator; bf16 out."""
+    pid = tl.program_id(0)
+    num_blocks = tl.cdiv(tl.num_programs(0), tl.cdiv(N, BN))
+    npn = tl.cdiv(N, BN)
+    group = pid // (G * npn)
+    first = group * G
+    gs = min(num_blocks - first, G)
+    pm = first + ((pid % (G * npn)) % gs)
+    pn = (pid % (G * npn)) // gs
+    if pm * BM >= tl.load(total_padded):
+        return
+    offs_m = pm * BM + tl.arange(0, BM)
+    tok = tl.load(sorted_ids + offs_m)
+    valid = tok < num_valid
+    e = tl.load(block_expert + pm).to(tl.int64)
+    rn = (pn * BN + tl.arange(0, BN)) % N
+    rk = tl.arange(0, 128)
+    row = tok // a_rows_per_pair
+    pa = a + row[:, None] * sam + rk[None, :]
+    pw = w + e * swe + rn[None, :] * swn + rk[:, None] * swk
+    psa = a_scale + row * sasm
+    psw = w_scale + e * sse + (rn // 128) * ssn
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, 128)):
+        av = tl.load(pa, mask=valid[:, None], other=0.0)
+        wv = tl.load(pw)
+        sa = tl.load(psa + k * sask, mask=valid, other=0.0)
+        sw = tl.load(psw + k * ssk)
+        acc += tl.dot(av, wv) * sa[:, None] * sw[None, :]
+        pa += 128
+        pw += 128 * swk
+    cn = pn * BN + tl.arange(0, BN)
+    tl.store(c + tok[:, None] * scm + cn[None, :] * scn, acc.to(c.dtype.element_ty),
+             mask=valid[:, None] & (cn[None, :] < N))
+
+
+# (BM, BN, G, warps, stages) for the FP8 GEMM 1 (K steps of 128).
+FP8_CONFIGS = [(16, 128, 1, 4, 3), (64, 128, 1, 4, 3), (64, 128, 16, 4, 4), (128, 128, 8, 8, 3), (128, 128, 16, 4, 3)]
+
+
+def quantize_groups(x):
+    """DeepSeek-V3's activation quantization in torch: e4m3 codes and one f32 scale per 1 x 128 group."""
+    T, K = x.shape
+    groups = x.float().view(T, K // 128, 128)
+    amax = groups.abs().amax(-1).clamp(min=1e-4)
+    codes = (groups * (448.0 / amax)[..., None]).to(torch.float8_e4m3fn).view(T, K)
+    return codes, (amax / 448.0).contiguous()
+
+
+def triton_fp8_gate_up(x, ids, E, topk, H, I):
+    """Triton's FP8 GEMM 1 (fused_moe_fp8_kernel) over the routing `ids`, e4m3 w13 with 128 x 128 block scales and x
+    quantized per token group (not timed: vLLM quantizes in a kernel of its own). The best of FP8_CONFIGS, timed
+    after idling as Brick's GEMM 1 is, and its relative error against a float64-free torch reference (dequantized
+    codes, f32 matmuls) over every pair."""
+    w13 = torch.empty(E, 2 * I, H, device="cuda", dtype=torch.float8_e4m3fn)
+    for e in range(E):  # codes uniform in [-1, 1], as brick-bench's; one expert at a time (f32 would take 4x)
+        w13[e] = (torch.rand(2 * I, H, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)
+    w_scale = (torch.rand(E, 2 * I // 128, H // 128, device="cuda") + 0.5) * (2 / H ** 0.5)
+    a, a_scale = quantize_groups(x)
+    pairs = ids.numel()
+    out = torch.empty(pairs, 2 * I, device="cuda", dtype=torch.bfloat16)
+
+    def gemm(cfg, sorted_ids, block_expert, total):
+        bm, bn, g, warps, stages = cfg
+        grid = (sorted_ids.numel() // bm * triton.cdiv(2 * I, bn),)
+        fused_moe_fp8_kernel[grid](a, a_scale, w13, w_scale, out, sorted_ids, block_expert, total, 2 * I, H, topk,
+                                   pairs, a.stride(0), a_scale.stride(0), a_scale.stride(1), w13.stride(0),
+                                   w13.stride(1), w13.stride(2), w_scale.stride(0), w_scale.stride(1),
+                                   w_scale.stride(2), out.stride(0), out.stride(1), BM=bm, BN=bn, G=g,
+                                   num_warps=warps, num_stages=stages)
+
+    # The reference: each expert's pairs, codes times scales in f32.
+    flat = ids.flatten()
+    ref = torch.zeros(pairs, 2 * I, device="cuda")
+    a_deq = (a.float().view(-1, H // 128, 128) * a_scale[..., None]).view(-1, H)
+    for e in torch.unique(flat).tolist():
+        idx = (flat == e).nonzero().squeeze(1)
+        w_deq = (w13[e].float().view(2 * I // 128, 128, H // 128, 128) * w_scale[e][:, None, :, None]).view(2 * I, H)
+        ref[idx] = a_deq[idx // topk] @ w_deq.t()
+    best = None
+    for cfg in FP8_CONFIGS:
+        try:
+            sorted_ids, block_expert, total = align(ids, E, cfg[0])
+            gemm(cfg, sorted_ids, block_expert, total)
+            err = ((out.float() - ref).norm() / ref.norm()).item()
+            t = median_ms(lambda: gemm(cfg, sorted_ids, block_expert, total))
+        except Exception as ex:  # a config Triton cannot compile here
+            print(f"FP8 GEMM 1 cfg {cfg} failed: {repr(ex)[:160]}")
+            continue
+        if best is None or t < best[0]:
+            best = (t, cfg, err)
+    cfg = best[1]
+    sorted_ids, block_expert, total = align(ids, E, cfg[0])
+    t = median_ms_after_idle(lambda: gemm(cfg, sorted_ids, block_expert, total))
+    del w13, ref
+    torch.cuda.empty_cache()
+    return {"triton_fp8_gate_up_ms": t, "triton_fp8_gate_up_cfg": cfg, "triton_fp8_relerr": best[2]}
+
+
 def route(logits, bias, topk, sigmoid):
     scores = torch.sigmoid(logits.float()) if sigmoid else torch.softmax(logits.float(), dim=-1)
     choice = scores + bias if bias is not None else scores
@@ -223,6 +328,8 @@ def triton_side(name, E, topk, H, I, deepseek, T, inputs=None):
     result["torch_loop_ms"] = median_ms(lambda: torch_loop(x, logits, bias, w13, w2, topk, deepseek))
     del w13, w2
     torch.cuda.empty_cache()
+    if H % 128 == 0 and I % 128 == 0:  # Triton's FP8 GEMM 1 beside Brick's FP8 configs
+        result.update(triton_fp8_gate_up(x, ids, E, topk, H, I))
     return result
 
 
@@ -245,14 +352,20 @@ def print_sweep(brick, anchors):
           f" {'TFLOP/s':>8s}")
     for key, tri in anchors.items():
         print(f"{key[4:]:18s} {'Triton':44s} {tri['triton_layer_ms']:9.3f} {'':8s} {tri['triton_gate_up_ms']:9.3f}")
+        if "triton_fp8_gate_up_ms" in tri:
+            print(f"{'':18s} {'Triton FP8 GEMM 1 ' + str(tri['triton_fp8_gate_up_cfg']):44s} {'':9s} {'':8s}"
+                  f" {tri['triton_fp8_gate_up_ms']:9.3f}   (error {tri['triton_fp8_relerr']:.1e})")
         for config, prefix in sweep_runs(brick, key):
             if prefix + "_refused" in brick:
                 print(f"{'':18s} {config:44s} refused: {brick[prefix + '_refused']}")
                 continue
             layer, gate_up = brick[prefix + "_layer_ms"], brick[prefix + "_gate_up_ms"]
+            # FP8 configs' GEMM 1 against Triton's FP8 GEMM 1; the others against Triton's bf16 one.
+            anchor = tri.get("triton_fp8_gate_up_ms", float("nan")) if config.endswith(",fp8") else tri["triton_gate_up_ms"]
             print(f"{'':18s} {config:44s} {layer:9.3f} {tri['triton_layer_ms'] / layer:8.2f} {gate_up:9.3f}"
-                  f" {tri['triton_gate_up_ms'] / gate_up:8.2f} {brick[prefix + '_gate_up_TFLOPs']:8.1f}")
-    print("(/Triton: Triton's time over Brick's, > 1 is Brick faster)")
+                  f" {anchor / gate_up:8.2f} {brick[prefix + '_gate_up_TFLOPs']:8.1f}")
+    print("(/Triton: Triton's time over Brick's, > 1 is Brick faster; an FP8 config's GEMM 1 against Triton's FP8 "
+          "GEMM 1, its layer against Triton's bf16 layer)")
 
 
 def main(binary, configs):

@@ -718,7 +718,12 @@ Check runMoe(const brick::runtime::Device &device, const MoeShape &shape, MoeWei
                                                                         : "") +
                      (weights == MoeWeights::Device ? ", weights made on the device, 4 tokens checked" : "") +
                      (config.fp8 ? ", FP8 weights and activations" : "");
-  Check check{what, 0, std::is_same_v<T, brick::bf16> ? 1e-2 : 2e-3, {}, 0};
+  // FP8: the reference quantizes h from exact sums, the GPU from wgmma's (FP8 products are accumulated with about
+  // 14 bits before each promotion): a few of h's codes land one step apart, which moves the output by about 1%
+  // (0.012-0.014 at H 2048-7168 on an H200, 0.0023 on the interpreter, whose sums are exact); a wrong scale block
+  // moves it by 15-50%. The interpreter keeps bf16's bound.
+  const double bound = config.fp8 && !device.isInterpreter() ? 3e-2 : std::is_same_v<T, brick::bf16> ? 1e-2 : 2e-3;
+  Check check{what, 0, bound, {}, 0};
   auto layer = MoeLayer<T>::create(device, shape, config, weights);
   if (!layer)
     return check.failure = layer.error().message(), check;

@@ -920,7 +920,8 @@ TEST_P(Examples, Float8BlockScaledMatmulMatchesFloat64) {
   ASSERT_TRUE(dA && dB && dScaleA && dScaleB && dC);
   // One weight scale a tile (BLOCK_N 128 or 64, warp-specialized or not) and a row of them (BLOCK_N 256).
   struct Config {
-    int blockM, blockN, warps;
+    int blockM, blockN;
+    unsigned warps;
     bool warpSpecialize;
   };
   for (auto [blockM, blockN, warps, warpSpecialize] :
