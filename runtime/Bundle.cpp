@@ -9,7 +9,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
@@ -158,13 +161,56 @@ Expected<KernelBundle> KernelBundle::deserialize(std::string_view bytes) {
   return bundle;
 }
 
+Expected<std::string> readRegularFile(const std::string &path, size_t maxBytes) {
+  // O_NONBLOCK: opening a FIFO without a writer returns at once (fstat then refuses it) instead of waiting.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return Error("cannot read " + path + ": " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat info;
+  if (::fstat(fd, &info) != 0)
+    return Error("cannot read " + path + ": " + std::strerror(errno));
+  if (!S_ISREG(info.st_mode)) {
+    const char *kind = S_ISDIR(info.st_mode)    ? "a directory"
+                       : S_ISFIFO(info.st_mode) ? "a FIFO"
+                       : S_ISCHR(info.st_mode)  ? "a character device"
+                       : S_ISBLK(info.st_mode)  ? "a block device"
+                       : S_ISSOCK(info.st_mode) ? "a socket"
+                                                : "not a regular file";
+    return Error("cannot read " + path + ": it is " + kind + ", not a regular file");
+  }
+  if (size_t(info.st_size) > maxBytes)
+    return Error("cannot read " + path + ": " + std::to_string(info.st_size) + " bytes, more than the " +
+                 std::to_string(maxBytes) + " expected at most");
+  // At most the size fstat gave (plus one byte, to see a file that grew): a bounded read whatever happens to it.
+  std::string bytes(size_t(info.st_size) + 1, '\0');
+  size_t got = 0;
+  while (got < bytes.size()) {
+    ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return Error("cannot read " + path + ": " + std::strerror(errno));
+    if (n == 0)
+      break;
+    got += size_t(n);
+  }
+  if (got > size_t(info.st_size))
+    return Error("cannot read " + path + ": it grew while being read");
+  bytes.resize(got);
+  return bytes;
+}
+
 Expected<KernelBundle> KernelBundle::readFile(const std::string &path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file)
-    return Error("cannot read kernel bundle " + path);
-  std::stringstream bytes;
-  bytes << file.rdbuf();
-  auto bundle = deserialize(bytes.str());
+  // A bundle holds a kernel's PTX, cubin and IR: megabytes, not hundreds of them.
+  constexpr size_t kMaxBundleBytes = size_t(256) << 20;
+  auto bytes = readRegularFile(path, kMaxBundleBytes);
+  if (!bytes)
+    return Error("cannot read kernel bundle: " + bytes.error().message());
+  auto bundle = deserialize(*bytes);
   if (!bundle)
     return Error(path + ": " + bundle.error().message());
   return bundle;

@@ -106,34 +106,45 @@ Tensor fma(const Operand &a, const Operand &b, const Operand &c, Loc loc) {
   if (!current)
     return {};
   KernelBuilder &kb = *current;
-  // Literals take the type of the first operand that is not one.
+  // Each operand is used once: blocks and scalars first, then literals take the type of the first of them.
   const Operand *operands[] = {&a, &b, &c};
-  Value typed;
-  for (const Operand *operand : operands)
-    if (!typed && !Access::isLiteral(*operand))
-      typed = kb.use(*operand, {}, "fma", loc);
-  Value x = kb.use(a, typed ? typed.getType() : Type(), "fma", loc);
-  Value y = kb.use(b, typed ? typed.getType() : Type(), "fma", loc);
-  Value z = kb.use(c, typed ? typed.getType() : Type(), "fma", loc);
-  if (!x || !y || !z)
-    return kb.poison();
-  if (kb.isPoison(x) || kb.isPoison(y) || kb.isPoison(z))
-    return kb.poison(kb.isPoison(x) ? x.getType() : kb.isPoison(y) ? y.getType() : z.getType());
-  Type common = kb.promote(kb.promote(getElementTypeOrSelf(x.getType()), getElementTypeOrSelf(y.getType())),
-                           getElementTypeOrSelf(z.getType()));
-  if (!isa<FloatType>(common) || bir::isFloat8(common))
-    return kb.fail(loc, "fma needs 16-, 32- or 64-bit floats, got " + detail::describe(x.getType()) + ", " +
-                            detail::describe(y.getType()) + " and " + detail::describe(z.getType()),
-                   x.getType());
-  auto [x1, y1] = kb.broadcastPair(x, y, "fma", loc);
+  Value values[3];
+  Type like;
+  for (int i = 0; i < 3; ++i)
+    if (!Access::isLiteral(*operands[i])) {
+      if (!(values[i] = kb.use(*operands[i], {}, "fma", loc)))
+        return kb.poison();
+      if (!like)
+        like = values[i].getType();
+    }
+  for (int i = 0; i < 3; ++i)
+    if (Access::isLiteral(*operands[i]) && !(values[i] = kb.use(*operands[i], like, "fma", loc)))
+      return kb.poison();
+  for (Value value : values)
+    if (kb.isPoison(value))
+      return kb.poison(value.getType());
+  auto floating = [](Value value) {
+    Type element = getElementTypeOrSelf(value.getType());
+    return !isa<bir::PointerType>(element) && (element.isIntOrIndex() || (isa<FloatType>(element) && !bir::isFloat8(element)));
+  };
+  Type common;
+  if (llvm::all_of(values, floating))
+    common = kb.promote(kb.promote(getElementTypeOrSelf(values[0].getType()), getElementTypeOrSelf(values[1].getType())),
+                        getElementTypeOrSelf(values[2].getType()));
+  if (!common || !isa<FloatType>(common))
+    return kb.fail(loc, "fma needs 16-, 32- or 64-bit floats (integers convert), got " +
+                            detail::describe(values[0].getType()) + ", " + detail::describe(values[1].getType()) +
+                            " and " + detail::describe(values[2].getType()),
+                   values[0].getType());
+  auto [x1, y1] = kb.broadcastPair(values[0], values[1], "fma", loc);
   if (!x1)
-    return kb.poison(x.getType());
-  auto [x2, z1] = kb.broadcastPair(x1, z, "fma", loc);
+    return kb.poison(values[0].getType());
+  auto [x2, z1] = kb.broadcastPair(x1, values[2], "fma", loc);
   if (!x2)
-    return kb.poison(x.getType());
+    return kb.poison(values[0].getType());
   auto [y2, z2] = kb.broadcastPair(y1, z1, "fma", loc);
   if (!y2)
-    return kb.poison(x.getType());
+    return kb.poison(values[0].getType());
   return Access::wrap(math::FmaOp::create(kb.builder(), kb.location(loc), kb.convert(x2, common, loc),
                                           kb.convert(y2, common, loc), kb.convert(z2, common, loc)));
 }

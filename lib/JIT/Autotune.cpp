@@ -263,10 +263,11 @@ std::string withChecksum(const std::string &body) { return body + "checksum " + 
 
 /// The index an entry chose, or why the entry cannot be used.
 runtime::Expected<size_t> readEntry(const std::string &path, const std::vector<TuningConfig> &configs) {
-  auto file = llvm::MemoryBuffer::getFile(path);
+  // An entry is a few lines; a FIFO, a device or a huge file there is an error, not a hang.
+  auto file = runtime::readRegularFile(path, size_t(1) << 20);
   if (!file)
-    return runtime::Error("cannot read it: " + file.getError().message());
-  std::string text = (*file)->getBuffer().str();
+    return runtime::Error(file.error().message());
+  std::string text = std::move(*file);
   size_t checksumAt = text.rfind("checksum ");
   if (text.rfind(kEntryHeader, 0) != 0 || checksumAt == std::string::npos)
     return runtime::Error("it is not an autotuning entry, or is cut short");

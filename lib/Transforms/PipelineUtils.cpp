@@ -2,6 +2,7 @@
 
 #include "PipelineUtils.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <functional>
@@ -70,6 +71,69 @@ std::optional<Slice> sliceOf(scf::ForOp loop, ArrayRef<Value> roots, llvm::funct
   slice.carried = carried.takeVector();
   llvm::sort(slice.carried);
   return slice;
+}
+
+/// The kernel arguments `pointer` (a pointer or a block of them) derives from, through the ops that made it;
+/// nothing when it derives from anything else (a value read from memory, an integer).
+static std::optional<llvm::SmallPtrSet<Value, 2>> pointerSources(Value pointer) {
+  llvm::SmallPtrSet<Value, 2> sources;
+  llvm::SmallPtrSet<Value, 8> seen;
+  SmallVector<Value> worklist{pointer};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!seen.insert(value).second)
+      continue;
+    if (auto argument = dyn_cast<BlockArgument>(value)) {
+      if (!isa<func::FuncOp>(argument.getOwner()->getParentOp()))
+        return std::nullopt; // a loop-carried pointer: its sources are whatever the loop yields
+      sources.insert(argument);
+      continue;
+    }
+    Operation *op = value.getDefiningOp();
+    if (!isMemoryEffectFree(op)) // a pointer read from memory, or made by an op with effects
+      return std::nullopt;
+    bool any = false;
+    for (Value operand : op->getOperands())
+      if (isa<PointerType>(getElementTypeOrSelf(operand.getType())))
+        worklist.push_back(operand), any = true;
+    if (!any)
+      return std::nullopt;
+  }
+  return sources;
+}
+
+bool readsWhatTheKernelNeverWrites(LoadOp load) {
+  if (load.getIsVolatile())
+    return false;
+  Operation *op = load;
+  std::optional<llvm::SmallPtrSet<Value, 2>> read = pointerSources(load.getPtr());
+  if (!read)
+    return false;
+  // Whether a write through `pointer` (null: one that cannot be traced) may reach what the load reads.
+  auto mayWriteRead = [&](Value pointer) {
+    std::optional<llvm::SmallPtrSet<Value, 2>> written =
+        pointer ? pointerSources(pointer) : std::optional<llvm::SmallPtrSet<Value, 2>>();
+    return !written || llvm::any_of(*written, [&](Value source) { return read->contains(source); });
+  };
+  auto kernel = op->getParentOfType<func::FuncOp>();
+  if (!kernel)
+    return false;
+  return !kernel
+              .walk([&](Operation *inner) {
+                if (isMemoryEffectFree(inner) || isa<LoadOp>(inner))
+                  return WalkResult::advance();
+                if (auto store = dyn_cast<DescriptorStoreOp>(inner)) {
+                  // It writes its tensor, which starts at the descriptor's base pointer.
+                  auto made = store.getDesc().getDefiningOp<MakeTensorDescriptorOp>();
+                  return mayWriteRead(made ? made.getBase() : Value()) ? WalkResult::interrupt()
+                                                                       : WalkResult::advance();
+                }
+                for (Value operand : inner->getOperands())
+                  if (isa<PointerType>(getElementTypeOrSelf(operand.getType())) && mayWriteRead(operand))
+                    return WalkResult::interrupt();
+                return WalkResult::advance();
+              })
+              .wasInterrupted();
 }
 
 } // namespace mlir::brick

@@ -36,6 +36,12 @@ int64_t tmaStoreWindowColumns(RankedTensorType block);
 /// windows brickgpu-warp-specialize spreads over the next tile's K steps).
 constexpr llvm::StringLiteral kStoreWindowAttrName = "brickgpu.store_window";
 
+/// Whether `load` (not volatile) reads what no op of its kernel writes: nothing writes through a pointer made from
+/// the argument it reads through, nor through a descriptor whose base is made from it, nor through what cannot be
+/// traced (arguments that are different pointers are taken to point to different buffers). Such a load gives the
+/// same value wherever in the kernel, and in whichever thread, it runs.
+bool readsWhatTheKernelNeverWrites(LoadOp load);
+
 } // namespace mlir::brick
 
 #endif // BRICK_LIB_TRANSFORMS_PIPELINEUTILS_H

@@ -14,6 +14,8 @@
 #include "brick/Dialect/BrickGPU/BrickGPUDialect.h"
 #include "brick/Transforms/Passes.h"
 
+#include "PipelineUtils.h"
+
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -48,10 +50,12 @@ bool isElementwise(Operation *op) {
 
 /// A load of a 1-D block of at most one element a thread (a row's scale, a column's bias): loaded again in
 /// another layout it costs a few cached reads, where a conversion costs a trip through shared memory and a
-/// barrier over all warps (Triton's rematerialization takes such loads too).
+/// barrier over all warps (Triton's rematerialization takes such loads too). Only of what the kernel never
+/// writes: in the new layout a thread reads elements other warps loaded, and nothing orders its read against
+/// their stores to them.
 bool smallLoad(Operation *op) {
   auto load = dyn_cast<LoadOp>(op);
-  if (!load || load.getIsVolatile())
+  if (!load || !readsWhatTheKernelNeverWrites(load))
     return false;
   auto type = dyn_cast<RankedTensorType>(load.getType());
   auto module = op->getParentOfType<ModuleOp>();

@@ -90,69 +90,9 @@ bool scalarLoad(Operation *op) {
   return load && !load.getIsVolatile() && !isa<RankedTensorType>(load.getType());
 }
 
-/// The kernel arguments `pointer` (a pointer or a block of them) derives from, through the ops that made it;
-/// nothing when it derives from anything else (a value read from memory, an integer).
-std::optional<llvm::SmallPtrSet<Value, 2>> pointerSources(Value pointer) {
-  llvm::SmallPtrSet<Value, 2> sources;
-  llvm::SmallPtrSet<Value, 8> seen;
-  SmallVector<Value> worklist{pointer};
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    if (!seen.insert(value).second)
-      continue;
-    if (auto argument = dyn_cast<BlockArgument>(value)) {
-      if (!isa<func::FuncOp>(argument.getOwner()->getParentOp()))
-        return std::nullopt; // a loop-carried pointer: its sources are whatever the loop yields
-      sources.insert(argument);
-      continue;
-    }
-    Operation *op = value.getDefiningOp();
-    if (!isMemoryEffectFree(op)) // a pointer read from memory, or made by an op with effects
-      return std::nullopt;
-    bool any = false;
-    for (Value operand : op->getOperands())
-      if (isa<PointerType>(getElementTypeOrSelf(operand.getType())))
-        worklist.push_back(operand), any = true;
-    if (!any)
-      return std::nullopt;
-  }
-  return sources;
-}
-
-/// A scalar load that gives the same value wherever in the kernel it runs: no op of the kernel writes through
-/// a pointer made from the argument it reads through, nor through a descriptor whose base is made from it, nor
-/// through what cannot be traced (arguments that are different pointers are taken to point to different
-/// buffers). The producer warps may run it ahead of the consumers, in a later tile than the consumers' stores.
-bool invariantScalarLoad(Operation *op) {
-  if (!scalarLoad(op))
-    return false;
-  std::optional<llvm::SmallPtrSet<Value, 2>> read = pointerSources(cast<LoadOp>(op).getPtr());
-  if (!read)
-    return false;
-  // Whether a write through `pointer` (null: one that cannot be traced) may reach what the load reads.
-  auto mayWriteRead = [&](Value pointer) {
-    std::optional<llvm::SmallPtrSet<Value, 2>> written =
-        pointer ? pointerSources(pointer) : std::optional<llvm::SmallPtrSet<Value, 2>>();
-    return !written || llvm::any_of(*written, [&](Value source) { return read->contains(source); });
-  };
-  auto kernel = op->getParentOfType<func::FuncOp>();
-  return !kernel
-              .walk([&](Operation *inner) {
-                if (isMemoryEffectFree(inner) || isa<LoadOp>(inner))
-                  return WalkResult::advance();
-                if (auto store = dyn_cast<DescriptorStoreOp>(inner)) {
-                  // It writes its tensor, which starts at the descriptor's base pointer.
-                  auto made = store.getDesc().getDefiningOp<MakeTensorDescriptorOp>();
-                  return mayWriteRead(made ? made.getBase() : Value()) ? WalkResult::interrupt()
-                                                                       : WalkResult::advance();
-                }
-                for (Value operand : inner->getOperands())
-                  if (isa<PointerType>(getElementTypeOrSelf(operand.getType())) && mayWriteRead(operand))
-                    return WalkResult::interrupt();
-                return WalkResult::advance();
-              })
-              .wasInterrupted();
-}
+/// A scalar load that gives the same value wherever in the kernel it runs (readsWhatTheKernelNeverWrites): the
+/// producer warps may run it ahead of the consumers, in a later tile than the consumers' stores.
+bool invariantScalarLoad(Operation *op) { return scalarLoad(op) && readsWhatTheKernelNeverWrites(cast<LoadOp>(op)); }
 
 /// Whether `op` and the ops it holds leave memory alone (but for scalar loads where `scalars`) and synchronize
 /// nothing (no scratch buffer): the producer warps may run it, or it may sit in a loop that the split keeps.
@@ -177,8 +117,9 @@ bool readOnlyLoad(Operation *op) {
 }
 
 /// `loop`'s plan, where its body copies descriptor blocks into their TMA buffers, multiplies them on wgmma and
-/// otherwise computes in registers, or reads memory with plain loads.
-std::optional<LoopPlan> planLoop(scf::ForOp loop) {
+/// otherwise computes in registers, or, where `plainLoads`, reads memory with plain loads (a loop of the
+/// sequence form: a K loop in a tile loop may have the previous tile's store moved into it, after such loads).
+std::optional<LoopPlan> planLoop(scf::ForOp loop, bool plainLoads) {
   if (loop.getUnsignedCmp())
     return std::nullopt;
   LoopPlan plan;
@@ -194,7 +135,7 @@ std::optional<LoopPlan> planLoop(scf::ForOp loop) {
         return std::nullopt;
     } else if (auto dot = dyn_cast<brickgpu::WarpGroupDotOp>(op)) {
       plan.dots.push_back(dot);
-    } else if (!quietOp(&op, /*scalars=*/false) && !readOnlyLoad(&op)) {
+    } else if (!quietOp(&op, /*scalars=*/false) && !(plainLoads && readOnlyLoad(&op))) {
       return std::nullopt;
     }
   }
@@ -261,7 +202,7 @@ std::optional<Plan> planFor(func::FuncOp kernel, scf::ForOp loop) {
     return std::nullopt;
   if (outer && outer.getUnsignedCmp())
     return std::nullopt;
-  std::optional<LoopPlan> loopPlan = planLoop(loop);
+  std::optional<LoopPlan> loopPlan = planLoop(loop, /*plainLoads=*/false);
   if (!loopPlan || !loopPlan->inFlight)
     return std::nullopt;
   Plan plan;
@@ -296,7 +237,7 @@ std::optional<Plan> planSequence(func::FuncOp kernel) {
   Block *entry = &kernel.getBody().front();
   Plan plan;
   for (auto loop : entry->getOps<scf::ForOp>()) {
-    std::optional<LoopPlan> loopPlan = planLoop(loop);
+    std::optional<LoopPlan> loopPlan = planLoop(loop, /*plainLoads=*/true);
     if (!loopPlan)
       return std::nullopt;
     plan.loops.push_back(std::move(*loopPlan));

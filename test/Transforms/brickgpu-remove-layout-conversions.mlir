@@ -207,3 +207,28 @@ module attributes {brickgpu.num_warps = 8 : i32} {
     return %r#0 : tensor<128x128xf32, #blk>
   }
 }
+
+// -----
+
+// A small load of memory the kernel also writes keeps its conversion: loaded again in another layout, a thread
+// would read elements other warps loaded, unordered against their stores.
+#vec = #brickgpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#blk = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]}>
+#sl = #brickgpu.slice<{dim = 1, parent = #blk}>
+// CHECK-LABEL: func.func @written_load_is_converted
+// CHECK: %[[X:.*]] = brick.load %{{.*}} : tensor<128x!brick.ptr<f32>, #[[VEC:.*]]>
+// CHECK-NOT: brick.load
+// CHECK: brickgpu.convert_layout %[[X]] : tensor<128xf32, #[[VEC]]> -> tensor<128xf32, #{{.*}}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  func.func @written_load_is_converted(%p: !brick.ptr<f32>) -> tensor<128xf32, #sl> {
+    %rows = brick.make_range 0, 128 : tensor<128xi32, #vec>
+    %base = brick.splat %p : tensor<128x!brick.ptr<f32>, #vec>
+    %ptrs = brick.addptr %base, %rows : tensor<128x!brick.ptr<f32>, #vec>, tensor<128xi32, #vec>
+    %x = brick.load %ptrs : tensor<128x!brick.ptr<f32>, #vec>
+    %one = arith.constant dense<1.0> : tensor<128xf32, #vec>
+    %y = arith.addf %x, %one : tensor<128xf32, #vec>
+    brick.store %ptrs, %y : tensor<128x!brick.ptr<f32>, #vec>
+    %z = brickgpu.convert_layout %x : tensor<128xf32, #vec> -> tensor<128xf32, #sl>
+    return %z : tensor<128xf32, #sl>
+  }
+}

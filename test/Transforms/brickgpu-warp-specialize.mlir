@@ -1048,3 +1048,44 @@ module attributes {brickgpu.num_warps = 8 : i32} {
     return
   }
 }
+
+// -----
+
+// A K loop in a tile loop that reads memory with a plain load stays whole: the previous tile's store would move
+// into the K steps, after loads that ran after it (here of the very memory it writes).
+// CHECK-LABEL: func.func @reads_output_in_k_loop
+// CHECK-NOT: brickgpu.warp_specialize
+#mma = #brickgpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#rows = #brickgpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#a = #brickgpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  func.func @reads_output_in_k_loop(%p: !brick.ptr<f16>, %map: !brick.tensormap, %m: i32, %kTiles: i32,
+                                         %s: i64, %first: i32, %tiles: i32, %programs: i32,
+                                         %out: !brick.ptr<f32>, %outMap: !brick.tensormap) attributes {brick.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %f0 = arith.constant 0.0 : f32
+    %zero = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
+    %da = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<64x128xf16>
+    %db = brick.make_tensor_descriptor %p, [%m, %m], [%s, %c1_i64], %map : !brick.ptr<f16> -> !brick.tensordesc<128x128xf16>
+    %dout = brick.make_tensor_descriptor %out, [%m, %m], [%s, %c1_i64], %outMap : !brick.ptr<f32> -> !brick.tensordesc<64x128xf32>
+    scf.for %t = %first to %tiles step %programs : i32 {
+      %acc:2 = scf.for %k = %c0 to %kTiles step %c1 iter_args(%c = %zero, %sum = %f0) -> (tensor<64x128xf32, #mma>, f32) : i32 {
+        %x = brick.descriptor_load %da[%t, %k] : !brick.tensordesc<64x128xf16> -> tensor<64x128xf16, #rows>
+        %xa = brickgpu.local_alloc %x : (tensor<64x128xf16, #rows>) -> !brickgpu.memdesc<64x128xf16, #a>
+        %y = brick.descriptor_load %db[%k, %m] : !brick.tensordesc<128x128xf16> -> tensor<128x128xf16, #rows>
+        %yb = brickgpu.local_alloc %y : (tensor<128x128xf16, #rows>) -> !brickgpu.memdesc<128x128xf16, #a>
+        %d = brickgpu.warpgroup_dot %xa, %yb, %c : !brickgpu.memdesc<64x128xf16, #a>, !brickgpu.memdesc<128x128xf16, #a> -> tensor<64x128xf32, #mma>
+        %q = brick.addptr %out, %k : !brick.ptr<f32>, i32
+        %v = brick.load %q : !brick.ptr<f32>
+        %sum1 = arith.addf %sum, %v : f32
+        scf.yield %d, %sum1 : tensor<64x128xf32, #mma>, f32
+      }
+      %bs = brick.splat %acc#1 : tensor<64x128xf32, #mma>
+      %r = arith.addf %acc#0, %bs : tensor<64x128xf32, #mma>
+      brick.descriptor_store %dout[%t, %c0], %r : !brick.tensordesc<64x128xf32>, tensor<64x128xf32, #mma>
+    }
+    return
+  }
+}

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sys/stat.h>
 
 using namespace brick::runtime;
 using ::testing::HasSubstr;
@@ -107,6 +108,28 @@ TEST(Bundle, FilesAreWrittenWhole) {
   { std::ofstream(path, std::ios::binary | std::ios::app) << "junk"; }
   EXPECT_THAT(KernelBundle::readFile(path).error().message(), HasSubstr(path + ": kernel bundle truncated or padded"));
   EXPECT_THAT(KernelBundle::readFile(dir + "/missing").error().message(), HasSubstr("cannot read kernel bundle"));
+  std::filesystem::remove_all(dir);
+}
+
+// What a damaged or hostile disk cache may hold at a bundle's name: a device (directly, or through a symbolic
+// link), a FIFO with no writer, a directory, a file far larger than a bundle. Each is an error naming what it is,
+// at once: no unbounded read (/dev/zero aborted on allocation) and no wait for a writer (a FIFO hung).
+TEST(Bundle, OnlyRegularFilesOfBoundedSizeAreRead) {
+  std::string dir = ::testing::TempDir() + "/brick-bundle-regular";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  EXPECT_THAT(KernelBundle::readFile("/dev/zero").error().message(), HasSubstr("it is a character device"));
+  std::filesystem::create_symlink("/dev/zero", dir + "/link.brick");
+  EXPECT_THAT(KernelBundle::readFile(dir + "/link.brick").error().message(), HasSubstr("it is a character device"));
+  ASSERT_EQ(::mkfifo((dir + "/fifo.brick").c_str(), 0600), 0);
+  EXPECT_THAT(KernelBundle::readFile(dir + "/fifo.brick").error().message(), HasSubstr("it is a FIFO"));
+  EXPECT_THAT(KernelBundle::readFile(dir).error().message(), HasSubstr("it is a directory"));
+  { std::ofstream(dir + "/huge.brick"); }
+  std::filesystem::resize_file(dir + "/huge.brick", (size_t(256) << 20) + 1); // sparse: no disk taken
+  EXPECT_THAT(KernelBundle::readFile(dir + "/huge.brick").error().message(), HasSubstr("expected at most"));
+  auto small = readRegularFile(dir + "/huge.brick", 16);
+  ASSERT_FALSE(small.ok());
+  EXPECT_THAT(small.error().message(), HasSubstr("268435457 bytes, more than the 16 expected at most"));
   std::filesystem::remove_all(dir);
 }
 

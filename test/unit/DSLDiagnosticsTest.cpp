@@ -60,6 +60,32 @@ TEST(Diagnostics, TranscendentalOfF64) {
   expectError(k.build(), line, "sin of f64 has no GPU implementation here; compute it in f32");
 }
 
+// fma takes floats (integers convert): pointers are one error at the user's line (they crashed the promotion),
+// and so are integers alone; an unset handle is one error, not one per use.
+TEST(Diagnostics, FmaOfPointersOrIntegers) {
+  int line = 0;
+  auto pointers = kernel("k", [&](Ptr<f32> p) {
+    Tensor offsets = arange(0, 16);
+    line = __LINE__ + 1;
+    store(p + offsets, fma(p + offsets, 1, 2));
+  });
+  expectError(pointers.build(), line, "fma needs 16-, 32- or 64-bit floats");
+  auto integers = kernel("k", [&](Ptr<f32> p) {
+    Tensor offsets = arange(0, 16);
+    line = __LINE__ + 1;
+    store(p + offsets, fma(offsets, offsets, 1));
+  });
+  expectError(integers.build(), line, "fma needs 16-, 32- or 64-bit floats");
+  auto unset = kernel("k", [&](Ptr<f32> p) {
+    Tensor nothing;
+    line = __LINE__ + 1;
+    store(p + arange(0, 16), fma(nothing, 2.0, 1.0));
+  });
+  BuildResult result = unset.build();
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.diagnostics().size(), 1u) << result.errors();
+}
+
 TEST(Diagnostics, ShapesThatDoNotBroadcastIn2D) {
   int line = 0;
   auto k = kernel("k", [&](Ptr<f32> p) {

@@ -55,6 +55,11 @@ struct KernelBundle {
   bool operator==(const KernelBundle &) const = default;
 };
 
+/// The bytes of the regular file at `path` (a symbolic link followed), if it holds at most `maxBytes`. Anything
+/// else is an error that says what it is (a device such as /dev/zero, a FIFO, a directory, a larger file), never an
+/// unbounded read or a wait for a writer: what a damaged or hostile disk cache may hold.
+Expected<std::string> readRegularFile(const std::string &path, size_t maxBytes);
+
 /// 64-bit FNV-1a: the bundle checksum, and the JIT's cache keys.
 uint64_t fnv1a(std::string_view bytes, uint64_t seed = 0xcbf29ce484222325ull);
 
