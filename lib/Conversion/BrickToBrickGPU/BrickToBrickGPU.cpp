@@ -11,6 +11,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir::brick {
 #define GEN_PASS_DEF_CONVERTBRICKTOBRICKGPU
@@ -48,6 +49,35 @@ struct ConvertBrickToBrickGPUPass : impl::ConvertBrickToBrickGPUBase<ConvertBric
       module.emitError() << "convert-brick-to-brickgpu: num-warps must be a power of two from 1 to 32, got " << unsigned(numWarps);
       return signalPassFailure();
     }
+    // Blocks get layouts inside functions; a function's signature cannot carry them across a call here, and a
+    // rank-0 tensor is not a block. Each is one error at the function, before anything is laid out.
+    bool refused = false;
+    module.walk([&](FunctionOpInterface function) {
+      bool kernel = function->hasAttr(BrickDialect::getKernelAttrName());
+      auto check = [&](ArrayRef<Type> types, const char *what) {
+        for (auto [index, type] : llvm::enumerate(types)) {
+          auto tensor = dyn_cast<RankedTensorType>(type);
+          if (!tensor || refused)
+            continue;
+          if (tensor.getRank() == 0)
+            function->emitError() << what << " #" << index << " of '" << function.getName() << "' is " << type
+                                  << ", a rank-0 tensor: not a block; pass a scalar (" << tensor.getElementType()
+                                  << ")";
+          else if (!kernel)
+            function->emitError() << what << " #" << index << " of '" << function.getName() << "' is the block "
+                                  << type << ": functions other than kernels take and return scalars and pointers "
+                                             "only (blocks do not cross calls); write code shared between kernels "
+                                             "as a C++ function of the DSL, which is inlined";
+          else
+            continue;
+          refused = true;
+        }
+      };
+      check(function.getArgumentTypes(), "argument");
+      check(function.getResultTypes(), "result");
+    });
+    if (refused)
+      return signalPassFailure();
     module->setAttr(brickgpu::BrickGPUDialect::getNumWarpsAttrName(),
                     IntegerAttr::get(IntegerType::get(context, 32), numWarps));
 
