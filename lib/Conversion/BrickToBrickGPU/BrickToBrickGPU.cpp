@@ -22,6 +22,10 @@ using brickgpu::BlockedEncodingAttr;
 using brickgpu::ConvertLayoutOp;
 using brickgpu::SliceEncodingAttr;
 
+/// Elements of one block a thread may hold: 16 times a thread's 255 registers, far past any block that compiles
+/// to something useful (a 256 x 256 f32 accumulator over 4 warps is 512).
+constexpr int64_t kMaxElementsPerThread = 4096;
+
 struct ConvertBrickToBrickGPUPass : impl::ConvertBrickToBrickGPUBase<ConvertBrickToBrickGPUPass> {
   using Base::Base;
 
@@ -75,6 +79,21 @@ struct ConvertBrickToBrickGPUPass : impl::ConvertBrickToBrickGPUBase<ConvertBric
       };
       check(function.getArgumentTypes(), "argument");
       check(function.getResultTypes(), "result");
+    });
+    // A block lives in its threads' registers (spilled to local memory past 255): one far past what a thread can
+    // hold is refused here, at the op that makes it, where LLVM would run out of memory building it.
+    const int64_t threads = 32 * int64_t(numWarps);
+    module.walk([&](Operation *op) {
+      for (Value result : op->getResults()) {
+        auto tensor = dyn_cast<RankedTensorType>(result.getType());
+        if (refused || !tensor || tensor.getNumElements() / threads <= kMaxElementsPerThread)
+          continue;
+        op->emitError() << "a block of " << tensor.getNumElements() << " elements (" << result.getType() << ") over "
+                        << threads << " threads is " << tensor.getNumElements() / threads
+                        << " elements a thread, more than the " << kMaxElementsPerThread
+                        << " a thread's registers and local memory can hold; loop over smaller blocks";
+        refused = true;
+      }
     });
     if (refused)
       return signalPassFailure();
