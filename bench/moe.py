@@ -62,9 +62,8 @@ def listed(variable, item):
 
 
 @triton.jit
-def fused_moe_kernel(a, w, c, topk_weights, sorted_ids, block_expert, total_padded, N, K, a_rows_per_pair, num_valid,
-                     sam, sak, swe, swn, swk, scm, scn, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
-                     G: tl.constexpr, MUL_ROUTED_WEIGHT: tl.constexpr):
+def grouped_block(N, BN: tl.constexpr, G: tl.constexpr):
+    """This program's block of sorted rows and tile of N, blocks taken G at a time (Triton's grouped order)."""
     pid = tl.program_id(0)
     num_blocks = tl.cdiv(tl.num_programs(0), tl.cdiv(N, BN))
     npn = tl.cdiv(N, BN)
@@ -73,6 +72,14 @@ def fused_moe_kernel(a, w, c, topk_weights, sorted_ids, block_expert, total_padd
     gs = min(num_blocks - first, G)
     pm = first + ((pid % (G * npn)) % gs)
     pn = (pid % (G * npn)) // gs
+    return pm, pn
+
+
+@triton.jit
+def fused_moe_kernel(a, w, c, topk_weights, sorted_ids, block_expert, total_padded, N, K, a_rows_per_pair, num_valid,
+                     sam, sak, swe, swn, swk, scm, scn, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                     G: tl.constexpr, MUL_ROUTED_WEIGHT: tl.constexpr):
+    pm, pn = grouped_block(N, BN, G)
     if pm * BM >= tl.load(total_padded):
         return
     offs_m = pm * BM + tl.arange(0, BM)
@@ -104,14 +111,7 @@ def fused_moe_fp8_kernel(a, a_scale, w, w_scale, c, sorted_ids, block_expert, to
     """fused_moe_kernel's GEMM with e4m3 operands and DeepSeek-V3's block scales, as vLLM's w8a8 block path runs it:
     a token's 1 x 128 groups (a_scale [T, K / 128]) and the weights' 128 x 128 blocks (w_scale [E, N / 128, K /
     128]); K steps of 128, each product scaled into the f32 accumulator; bf16 out."""
-    pid = tl.program_id(0)
-    num_blocks = tl.cdiv(tl.num_programs(0), tl.cdiv(N, BN))
-    npn = tl.cdiv(N, BN)
-    group = pid // (G * npn)
-    first = group * G
-    gs = min(num_blocks - first, G)
-    pm = first + ((pid % (G * npn)) % gs)
-    pn = (pid % (G * npn)) // gs
+    pm, pn = grouped_block(N, BN, G)
     if pm * BM >= tl.load(total_padded):
         return
     offs_m = pm * BM + tl.arange(0, BM)

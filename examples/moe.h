@@ -300,18 +300,28 @@ template <ElementTag T = bf16> auto moeGateUpDescriptors() {
   });
 }
 
+/// What a copy of token rows into sorted order starts with, for program_id(0)'s BLOCK_R sorted rows: the rows,
+/// which lie below the padded total (live), their pair ids (the invalid id past it), which are real, and the
+/// pointers to the start of each row's token in `a`.
+struct MoeSortedRows {
+  Tensor rows, live, real, source;
+};
+inline MoeSortedRows moeSortedRows(const Tensor &a, const Ptr<i32> &sortedPairIds, const Ptr<i32> &totalPadded,
+                                   const Int &topk, const Int &numPairs, const Int &strideAM, int blockR) {
+  Tensor rows = program_id(0) * blockR + arange(0, blockR);
+  Tensor live = rows < load(totalPadded);
+  Tensor pairs = load(sortedPairIds + rows, live, numPairs);
+  return {rows, live, pairs < numPairs, a + (pairs / topk).column().to<i64>() * strideAM};
+}
+
 /// The token rows of the sorted pairs, in sorted order: aSorted[r] = a[sortedPairIds[r] / topk] for r below the
 /// padded total (zeros for the padding ids), aSorted rows of H elements. Launch cdiv(rows, BLOCK_R) programs for
 /// the rows the GEMMs may read (maxBlocks * BLOCK_M).
 template <ElementTag T = bf16> auto moeGatherRows() {
   return kernel("moe_gather_rows", [](Ptr<T> a, Ptr<T> aSorted, Ptr<i32> sortedPairIds, Ptr<i32> totalPadded, Int H,
                                       Int topk, Int numPairs, Int strideAM, Const<int> BLOCK_R, Const<int> BLOCK_H) {
-    Tensor rows = program_id(0) * BLOCK_R + arange(0, BLOCK_R);
-    Tensor live = rows < load(totalPadded);
-    Tensor pairs = load(sortedPairIds + rows, live, numPairs);
-    Tensor real = pairs < numPairs;
-    Tensor source = a + (pairs / topk).column().to<i64>() * strideAM;
-    Tensor target = aSorted + rows.column().to<i64>() * H;
+    auto [rows, live, real, source] = moeSortedRows(a, sortedPairIds, totalPadded, topk, numPairs, strideAM, BLOCK_R);
+    Tensor target = aSorted + rows.column().template to<i64>() * H;
     for_range(0, cdiv(H, BLOCK_H), 1, [&](Int chunk) {
       Tensor cols = chunk * BLOCK_H + arange(0, BLOCK_H);
       Tensor inside = cols.row() < H;

@@ -33,11 +33,7 @@ inline auto moeGatherQuantize() {
   return kernel("moe_gather_quantize", [](Ptr<bf16> a, Ptr<f8e4m3> aCodes, Ptr<f32> aScales, Ptr<i32> sortedPairIds,
                                           Ptr<i32> totalPadded, Int rowsTotal, Int H, Int topk, Int numPairs,
                                           Int strideAM, Const<int> BLOCK_R) {
-    Tensor rows = program_id(0) * BLOCK_R + arange(0, BLOCK_R);
-    Tensor live = rows < load(totalPadded);
-    Tensor pairs = load(sortedPairIds + rows, live, numPairs);
-    Tensor real = pairs < numPairs;
-    Tensor source = a + (pairs / topk).column().to<i64>() * strideAM;
+    auto [rows, live, real, source] = moeSortedRows(a, sortedPairIds, totalPadded, topk, numPairs, strideAM, BLOCK_R);
     Tensor target = aCodes + rows.column().to<i64>() * H;
     Tensor columns = arange(0, 128).row();
     for_range(0, H / 128, 1, [&](Int group) {

@@ -55,12 +55,12 @@ bool isElementwise(Operation *op) {
 /// their stores to them.
 bool smallLoad(Operation *op) {
   auto load = dyn_cast<LoadOp>(op);
-  if (!load || !readsWhatTheKernelNeverWrites(load))
-    return false;
-  auto type = dyn_cast<RankedTensorType>(load.getType());
+  auto type = load ? dyn_cast<RankedTensorType>(load.getType()) : RankedTensorType();
   auto module = op->getParentOfType<ModuleOp>();
+  // The walk over the kernel last: the patterns ask this often.
   return type && module && type.getRank() == 1 &&
-         type.getNumElements() <= 32 * brickgpu::BrickGPUDialect::getNumWarps(module);
+         type.getNumElements() <= 32 * brickgpu::BrickGPUDialect::getNumWarps(module) &&
+         readsWhatTheKernelNeverWrites(load);
 }
 
 /// Whether `value` can be recomputed in `layout` from scalars and constants alone (and `available`, a value
