@@ -49,7 +49,7 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(const G
   const llvm::Target *nvptx = llvm::TargetRegistry::lookupTarget(triple, message);
   if (!nvptx)
     return error("the NVPTX back end is not available: " + message);
-  std::string features = "+ptx" + std::to_string(kPtxVersion);
+  std::string features = "+ptx" + std::to_string(ptxVersion(target));
   llvm::TargetOptions options;
   // The back end's default level: its aggressive one gave byte-identical PTX for every example (ptxas schedules
   // and allocates registers) and took a quarter longer.
@@ -60,6 +60,8 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(const G
   return machine;
 }
 } // namespace
+
+unsigned ptxVersion(const GpuTarget &target) { return target.computeCapability >= 89 ? 84 : 80; }
 
 std::string GpuTarget::name() const {
   return "sm_" + std::to_string(computeCapability) + (archSpecific && computeCapability >= 90 ? "a" : "");
@@ -84,12 +86,12 @@ llvm::Expected<GpuTarget> GpuTarget::parse(llvm::StringRef name) {
   if (target.archSpecific && target.computeCapability < 90)
     return error("'" + name + "' has no architecture-specific variant; use sm_" +
                  std::to_string(target.computeCapability));
-  // What PTX ISA 8.0 (kPtxVersion) can name; a newer GPU would need a newer ISA, which the back end would
+  // What PTX ISA 8.0 and 8.4 (ptxVersion) can name; a newer GPU would need a newer ISA, which the back end would
   // otherwise refuse with an abort.
   static constexpr unsigned kSupported[] = {80, 86, 87, 89, 90};
   if (!llvm::is_contained(kSupported, target.computeCapability))
     return error("unsupported GPU architecture '" + name +
-                 "': Brick emits PTX ISA 8.0, which covers sm_80, sm_86, sm_87, sm_89, sm_90 and sm_90a; newer GPUs "
+                 "': Brick emits PTX ISA 8.0 and 8.4, which cover sm_80, sm_86, sm_87, sm_89, sm_90 and sm_90a; newer GPUs "
                  "are not supported yet");
   return target;
 }

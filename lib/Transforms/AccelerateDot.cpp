@@ -41,6 +41,8 @@ using brickgpu::SharedEncodingAttr;
 std::optional<unsigned> mmaKWidth(DotOp dot) {
   Type a = getElementTypeOrSelf(dot.getA().getType()), b = getElementTypeOrSelf(dot.getB().getType());
   Type acc = getElementTypeOrSelf(dot.getType());
+  if (isFloat8(a) && isFloat8(b) && acc.isF32()) // m16n8k32 (sm_89+), e4m3 and e5m2 in any pairing
+    return 4;
   if (a != b)
     return std::nullopt;
   if ((a.isF16() && (acc.isF32() || acc.isF16())) || (a.isBF16() && acc.isF32()))
@@ -387,9 +389,9 @@ struct AccelerateDotPass : impl::BrickGPUAccelerateDotBase<AccelerateDotPass> {
         eraseUnused(operands);
         continue;
       }
-      // An 8-bit float dot wgmma does not take (before sm_90a, or an operand not stored along K) multiplies
+      // An 8-bit float dot wgmma does not take goes on mma.sync m16n8k32 from sm_89; before that it multiplies
       // f16 copies of its operands: f16 holds every e4m3fn and e5m2 value, so the products are the same.
-      if (isFloat8(getElementTypeOrSelf(dot.getA().getType()))) {
+      if (isFloat8(getElementTypeOrSelf(dot.getA().getType())) && computeCapability < 89) {
         OpBuilder builder(dot);
         auto widen = [&](Value operand) -> Value {
           auto type = cast<RankedTensorType>(operand.getType());

@@ -73,6 +73,23 @@ module attributes {brickgpu.num_warps = 1 : i32} {
 
 // -----
 
+// 8-bit floats into f32: m16n8k32 through LLVM's intrinsic (nvvm.mma.sync has no e4m3 or e5m2 forms), named by the
+// result, A, B and accumulator types; four elements along K a word, as i8.
+#mma = #brickgpu.mma<{version = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#a = #brickgpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 4}>
+#b = #brickgpu.dot_op<{opIdx = 1, parent = #mma, kWidth = 4}>
+module attributes {brickgpu.num_warps = 1 : i32} {
+  // CHECK-LABEL: llvm.func @float8
+  // CHECK-COUNT-2: llvm.call_intrinsic "llvm.nvvm.mma.m16n8k32.row.col.f32.e4m3.e5m2.f32"({{.*}}) : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+  // CHECK-NOT: nvvm.mma.sync
+  func.func @float8(%a: tensor<16x64xf8E4M3FN, #a>, %b: tensor<64x8xf8E5M2, #b>, %c: tensor<16x8xf32, #mma>) -> tensor<16x8xf32, #mma> {
+    %d = brick.dot %a, %b, %c : tensor<16x64xf8E4M3FN, #a> * tensor<64x8xf8E5M2, #b> -> tensor<16x8xf32, #mma>
+    return %d : tensor<16x8xf32, #mma>
+  }
+}
+
+// -----
+
 #b = #brickgpu.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #s = #brickgpu.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [0]}>
 module attributes {brickgpu.num_warps = 4 : i32} {

@@ -1,6 +1,7 @@
 // Dots the tensor cores take get an #mma result and #dot_op operands read from swizzled shared memory.
 // RUN: brick-opt %s -split-input-file -brickgpu-accelerate-dot | FileCheck %s
 // RUN: brick-opt %s -split-input-file -brickgpu-accelerate-dot=compute-capability=75 | FileCheck %s --check-prefix=OLD
+// RUN: brick-opt %s -split-input-file -brickgpu-accelerate-dot=compute-capability=80 | FileCheck %s --check-prefix=SM80
 
 #rows = #brickgpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #cols = #brickgpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
@@ -88,5 +89,28 @@ module attributes {brickgpu.num_warps = 8 : i32} {
   func.func @batched(%a: tensor<4x32x32xf16, #b3>, %b: tensor<4x32x32xf16, #b3>, %c: tensor<4x32x32xf32, #b3>) -> tensor<4x32x32xf32, #b3> {
     %d = brick.dot %a, %b, %c : tensor<4x32x32xf16, #b3> * tensor<4x32x32xf16, #b3> -> tensor<4x32x32xf32, #b3>
     return %d : tensor<4x32x32xf32, #b3>
+  }
+}
+
+// -----
+
+// 8-bit floats (e4m3 times e5m2, f32 accumulator) that wgmma does not take (16 rows: under its 64) go on
+// mma.sync m16n8k32 from sm_89, four elements along K a register, as i8 does; on sm_80 the operands are widened
+// to f16 (which holds every e4m3fn and e5m2 value) for m16n8k16.
+#f8 = #brickgpu.blocked<{sizePerThread = [1, 16], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+// CHECK-DAG: #[[F8A:.*]] = #brickgpu.dot_op<{opIdx = 0, parent = #[[F8MMA:.*]], kWidth = 4}>
+// CHECK-DAG: #[[F8B:.*]] = #brickgpu.dot_op<{opIdx = 1, parent = #[[F8MMA]], kWidth = 4}>
+// SM80-DAG: #[[H16A:.*]] = #brickgpu.dot_op<{opIdx = 0, parent = #[[H16MMA:.*]], kWidth = 2}>
+module attributes {brickgpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: func.func @float8
+  // CHECK-NOT: arith.extf
+  // CHECK: brick.dot {{.*}} : tensor<16x128xf8E4M3FN, #[[F8A]]> * tensor<128x64xf8E5M2, #[[F8B]]> -> tensor<16x64xf32, #[[F8MMA]]>
+  // SM80-LABEL: func.func @float8
+  // SM80-DAG: arith.extf %arg0 : tensor<16x128xf8E4M3FN, #{{.*}}> to tensor<16x128xf16, #{{.*}}>
+  // SM80-DAG: arith.extf %arg1 : tensor<128x64xf8E5M2, #{{.*}}> to tensor<128x64xf16, #{{.*}}>
+  // SM80: brick.dot {{.*}} : tensor<16x128xf16, #[[H16A]]> * tensor<128x64xf16, #{{.*}}> -> tensor<16x64xf32, #[[H16MMA]]>
+  func.func @float8(%a: tensor<16x128xf8E4M3FN, #f8>, %b: tensor<128x64xf8E5M2, #f8>, %c: tensor<16x64xf32, #f8>) -> tensor<16x64xf32, #f8> {
+    %d = brick.dot %a, %b, %c : tensor<16x128xf8E4M3FN, #f8> * tensor<128x64xf8E5M2, #f8> -> tensor<16x64xf32, #f8>
+    return %d : tensor<16x64xf32, #f8>
   }
 }

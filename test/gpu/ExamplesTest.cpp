@@ -540,6 +540,12 @@ TEST_P(Examples, MoeLayerFp8) {
   EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, fp8));
   EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 20, .experts = 8, .topk = 2, .hidden = 128, .intermediate = 128},
                              examples::MoeWeights::Device, fp8));
+  // Decode's blocks of 16 rows (mma.sync on the 8-bit floats where wgmma's 64 rows would be mostly padding).
+  examples::MoeConfig decode = fp8;
+  decode.blockM = 16, decode.downN = 64, decode.groupM = 1, decode.gateUpWarps = 4, decode.downWarps = 4;
+  decode.stages = 4;
+  EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 5, .experts = 8, .topk = 2, .hidden = 256, .intermediate = 256},
+                             examples::MoeWeights::Host, decode));
   // What the FP8 layer cannot take is an error at create, not a wrong answer.
   auto ragged = examples::MoeLayer<bf16>::create(device(), {.tokens = 4, .experts = 4, .topk = 1, .hidden = 96,
                                                             .intermediate = 128}, fp8);
@@ -882,6 +888,18 @@ TEST_P(Examples, Float8DotsMatchFloat64) {
     // mma.sync): the bound until partial sums are promoted to f32 registers every 128 of K.
     EXPECT_LE(relative, 1e-3);
   }
+  // Blocks of 16 rows (decode's), under wgmma's 64: mma.sync m16n8k32 on the 8-bit floats from sm_89, f16 copies
+  // before it and on the interpreter.
+  ASSERT_FALSE(weights.launch(Grid{unsigned((M + 15) / 16), unsigned(N / 64)},
+                              LaunchOptions{.numWarps = 4, .numStages = 4, .device = &device()},
+                              TensorDescriptorArg::of(*dA, {M, K}, {K, 1}, {16, 128}),
+                              TensorDescriptorArg::of(*dBNK, {N, K}, {K, 1}, {64, 128}), *dC, M, N, K, 16, 64, 128));
+  std::string failure;
+  std::vector<float> got = download<float>(*dC, M * N, failure);
+  ASSERT_TRUE(failure.empty()) << failure;
+  double relative = relativeError(std::vector<double>(got.begin(), got.end()), reference(true));
+  std::printf("fp8 dot, N x K, 16-row blocks: relative error %.2e\n", relative);
+  EXPECT_LE(relative, 1e-3);
 }
 
 // e4m3 codes of magnitude 2^-4 to 2^4 (eight mantissas, either sign: no NaN, no saturation), and f32 scales

@@ -25,8 +25,9 @@ struct GpuTarget {
   static llvm::Expected<GpuTarget> parse(llvm::StringRef name);
 };
 
-/// The PTX ISA version Brick emits: 8.0, which CUDA 12+ ptxas and drivers (r525+) accept for sm_80 and sm_90(a).
-constexpr unsigned kPtxVersion = 80;
+/// The PTX ISA version Brick emits for `target` (times ten): 8.0 for sm_80 to sm_87, which CUDA 12.0+ ptxas and
+/// drivers (r525+) accept; 8.4 from sm_89, whose 8-bit float mma.sync needs it (CUDA 12.4+, drivers r550+).
+unsigned ptxVersion(const GpuTarget &target);
 
 /// Translates a module in the LLVM and NVVM dialects to LLVM IR for `target`, optimized at -O3.
 llvm::Expected<std::unique_ptr<llvm::Module>> translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,

@@ -6,13 +6,15 @@
 //   a: words at (m, k), (m + 8, k), (m, k + 4 kWidth), (m + 8, k + 4 kWidth), each kWidth elements along K;
 //   b: words at (k, n), (k + 4 kWidth, n);
 //   c: (m, n), (m, n + 1), (m + 8, n), (m + 8, n + 1).
-// A batched dot ([B, M, K] x [B, K, N]) does the same for each batch a thread's registers hold.
+// A batched dot ([B, M, K] x [B, K, N]) does the same for each batch a thread's registers hold. 8-bit operands
+// (i8, e4m3, e5m2) take m16n8k32, four elements along K a word.
 // f32 inputs are rounded to tf32 (cvt.rna, as ptxas does not round); tf32x3 splits each into a tf32 "big" part and
 // the tf32 of what is left, and adds small*big + big*small + big*big, which is about as exact as f32 FMAs.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Ldmatrix.h"
+#include "brick/Dialect/Brick/Float8.h"
 
 namespace mlir::brick::lowering {
 namespace {
@@ -109,6 +111,15 @@ struct MmaV2DotLowering : ConvertOpToLLVMPattern<DotOp> {
                              : inputElement.isBF16() ? NVVM::MMATypes::bf16
                              : tf32                  ? NVVM::MMATypes::tf32
                                                      : NVVM::MMATypes::s8;
+    // nvvm.mma.sync has no 8-bit float forms in MLIR 22; LLVM's intrinsic does (sm_89, PTX 8.4). Its name
+    // gives the result, A, B and accumulator types: e4m3 and e5m2 pair freely.
+    std::optional<std::string> float8Intrinsic;
+    if (isFloat8(inputElement)) {
+      auto name = [](Type t) { return isa<Float8E5M2Type>(t) ? "e5m2" : "e4m3"; };
+      float8Intrinsic = (llvm::Twine("llvm.nvvm.mma.m16n8k32.row.col.f32.") + name(inputElement) + "." +
+                         name(bType.getElementType()) + ".f32")
+                            .str();
+    }
     std::optional<NVVM::MMAIntOverflow> overflow;
     if (inputElement.isInteger(8))
       overflow = NVVM::MMAIntOverflow::wrapped; // i32 accumulation wraps, as on the interpreter
@@ -147,10 +158,20 @@ struct MmaV2DotLowering : ConvertOpToLLVMPattern<DotOp> {
           } else {
             cOperands = {acc[c[0]], acc[c[1]], acc[c[2]], acc[c[3]]};
           }
-          auto mma = NVVM::MmaOp::create(b, loc, resultType, aOperands, bOperands, cOperands, {16, 8, instrK},
+          Value result;
+          if (float8Intrinsic) {
+            SmallVector<Value> arguments(aOperands);
+            llvm::append_range(arguments, bOperands);
+            llvm::append_range(arguments, cOperands);
+            result = LLVM::CallIntrinsicOp::create(b, loc, resultType, b.getStringAttr(*float8Intrinsic), arguments)
+                         .getResult(0);
+          } else {
+            result = NVVM::MmaOp::create(b, loc, resultType, aOperands, bOperands, cOperands, {16, 8, instrK},
                                          std::nullopt, overflow, std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
-                                         std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
-          SmallVector<Value> d = unpack(b, loc, mma.getResult());
+                                         std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col})
+                         .getResult();
+          }
+          SmallVector<Value> d = unpack(b, loc, result);
           if (f16Accumulator) {
             for (unsigned i = 0; i < 4; ++i)
               acc[c[i]] = LLVM::ExtractElementOp::create(b, loc, d[i / 2], i32Constant(b, loc, i % 2));
