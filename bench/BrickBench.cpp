@@ -43,8 +43,8 @@ const runtime::Device *device;
 DeviceBuffer *flushBuffer;
 /// How the L2 is flushed before each timed launch: by a memset of flushBuffer (as triton.testing.do_bench's
 /// zero_(), the default), or by reading it. The memset leaves L2 full of dirty lines, which the timed kernel then
-/// writes back as it evicts them: ~50 MB of writes charged to a kernel that only reads (15-20% of a 134 MB weight
-/// stream). Reading leaves clean lines, and the kernel pays for its own traffic only.
+/// writes back as it evicts them: a large charge for a kernel that only reads (docs/performance.md, "The L2 flush
+/// by memset"). Reading leaves clean lines, and the kernel pays for its own traffic only.
 enum class Flush { Memset, Read };
 
 void fail(const std::string &what) {
@@ -728,9 +728,8 @@ void benchMoe(const std::vector<examples::MoeConfig> &sweep) {
         }
         // The layer and GEMM 1 (and the graph below) each after the GPU idled a second, as bench/moe.py times
         // Triton's layer and GEMM 1: at 4096 tokens an H100 reaches its 700 W limit within a few hundred ms and
-        // its clocks fall, so whichever side ran right after other work measured slower (H100, session 27,
-        // Mixtral's GEMM 1: 2.85-3.01 ms so, 2.66-2.69 after idling; Triton's, timed by do_bench after
-        // compiling, 3.24-3.34 so and 3.12-3.21 after idling).
+        // its clocks fall, so whichever side ran right after other work measured slower (docs/performance.md, "The
+        // bench idles the GPU before each side").
         double layerMs = afterIdle([&] { return medianMilliseconds([&] { check(layer->run()); }, 20); });
         double gateUpMs = afterIdle([&] { return medianMilliseconds([&] { check(layer->runGateUp()); }, 20); });
         // The other steps alone too (each from what the last run left), so that the layer's time splits by step.
@@ -758,8 +757,8 @@ void benchMoe(const std::vector<examples::MoeConfig> &sweep) {
           return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / 100;
         };
         // In turns, plain-graph-graph-plain, each the mean of its two: at 4096 tokens the GPU reaches its power
-        // limit within the first 100 layers and its clocks fall (1.1-1.6 GHz against 1.98 at 700 W, nvidia-smi),
-        // so whichever ran second looked 10% slower.
+        // limit within the first 100 layers and its clocks fall, so whichever ran second looked slower (same
+        // section of docs/performance.md).
         auto plain = [&] { check(layer->run(&*stream)); };
         auto replay = [&] { check(graph->replay(*stream)); };
         double plainUs = backToBack(plain), graphUs = backToBack(replay);

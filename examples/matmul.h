@@ -28,10 +28,10 @@ template <ElementTag T = f16, ElementTag Out = T> auto matmul(Precision precisio
     auto [tileM, tileN] = grouped_tile(program_id(0), cdiv(M, BLOCK_M), cdiv(N, BLOCK_N), GROUP_M);
 
     // Columns of B wrap around (% N) so that its loads stay in bounds with no mask; the store masks them instead.
-    // Rows of A wrap too (% M) in tiles of many rows, where a row mask costs an instruction per copy in the K loop
-    // (8% at 256x128x64 on an H100). Decode tiles (16 rows, matmulConfig's for at most 16 rows) mask them:
-    // wrapped, a one-row A is read 16 times over by every program, at the same addresses at once (1x8192x8192 on
-    // an H100, same tiles: 2.59-2.61 -> 2.80-2.82 TB/s).
+    // Rows of A wrap too (% M) in tiles of many rows, where a row mask costs an instruction per copy in the K loop.
+    // Decode tiles (16 rows, matmulConfig's for at most 16 rows) mask them: wrapped, a one-row A is read 16 times
+    // over by every program, at the same addresses at once. Both measured: docs/performance.md, "Matmul in f16 and
+    // bf16".
     const bool maskRowsA = BLOCK_M <= 16;
     Tensor rowsA = tileM * BLOCK_M + arange(0, BLOCK_M);
     if (!maskRowsA)
@@ -161,7 +161,7 @@ struct MatmulConfig {
 /// K steps of 32 (64 for i8), 4 stages. With wgmma (sm_90a, `capability` 90), 16-bit inputs: 256x128 tiles over two
 /// warpgroups (each a 128x128 accumulator), K steps of 64, 4 stages (192 KB of shared memory). For a few rows
 /// (decode), 16 rows and 64 columns per program, so that many programs stream the weights, with K steps of 256
-/// bytes over 4 stages (on an H100, one row: 2.75-2.80 TB/s, where 512 bytes over 3 stages made 2.70-2.74).
+/// bytes over 4 stages (faster than 512 bytes over 3: docs/performance.md, "Matmul in f16 and bf16").
 inline MatmulConfig matmulConfig(int m, int n, int k, int elementBytes, unsigned capability = 0) {
   MatmulConfig config;
   if (elementBytes == 1)
@@ -211,11 +211,9 @@ inline std::vector<MatmulConfig> matmulCandidates(int elementBytes, unsigned cap
   return configs;
 }
 /// What matmulPersistent autotunes over: matmulCandidates, and where wgmma tiles span two warpgroups (sm_90a,
-/// 16-bit inputs), 256x128 and 128x256 tiles warp-specialized, alone and in clusters of 2 that share B's blocks
-/// (on an H100, clusters of 2 made 4000^3 7-10% faster and 4096^3 and 8192^3 within 1% either way); the
-/// 128x256 ones also in groups of 16 rows of tiles (on an H100, 4096^3 fp16 755.5 and 755.4 TFLOP/s in two
-/// sweeps against 748.5 and 748.6 with GROUP_M = 8, bf16 776.8 and 778.4 against 772.3 and 775.0; 8192^3 within 1%
-/// either way, 4000^3 2-3% slower alone and 1% faster in clusters).
+/// 16-bit inputs), 256x128 and 128x256 tiles warp-specialized, alone and in clusters of 2 that share B's blocks; the
+/// 128x256 ones also in groups of 16 rows of tiles. Each won at some shapes and not others, so the autotuner picks
+/// (docs/performance.md, "Matmul in f16 and bf16").
 inline std::vector<MatmulConfig> matmulPersistentCandidates(int elementBytes, unsigned capability) {
   std::vector<MatmulConfig> configs = matmulCandidates(elementBytes, capability);
   size_t plain = configs.size();

@@ -48,51 +48,15 @@ struct MoeConfig {
   /// With persistent: programs in clusters of this many (LaunchOptions::clusterSize; the programs rounded down to
   /// whole clusters), which take consecutive tiles (moeGateUpPersistent): an expert's blocks at one tile of N
   /// load the weights' blocks once for the cluster, one block's tiles of N its rows' (TMA multicast where a block
-  /// is more than one TMA box: K steps of 128 for 128 x 64 bf16 boxes). Off: on an H200 at 4096 tokens (bench/run
-  /// --moe, two rounds in turns, GEMM 1 ms) clusters of 2 at K steps of 64 (no multicast) tied (DeepSeek-V3
-  /// 4.62 against 4.49-4.55, Mixtral 2.71-2.74 against 2.61-2.72) and at 128 over 2 stages lost (5.57-5.90 and
-  /// 3.35-3.42; K steps of 128 alone took 5.12-5.65 for DeepSeek-V3). A build whose TMA boxes were at most 64
-  /// rows (so that K steps of 64 multicast too) gave no gain either: 4.71-4.79 against 4.63-4.71 alone, Mixtral
-  /// 2.90 against 2.61-2.72. ncu (DeepSeek-V3, K steps of 128) counted 41.44 GB of L2 traffic in clusters
-  /// against 42.34 alone (DRAM 16.2 and 16.1 GB; 5.40 against 4.97 ms): 2% less, where the blocks a cluster
-  /// shares (an expert's second block's weights, one-block experts' rows) are, counted, a fifth of it. Why
-  /// multicast adds little (bench/run --l2-sharing, H200, 16 MB source): a cluster's programs share a GPC, and
-  /// their reads of the same sectors are merged before the L2 without it (ncu's "hardware" coalescing), in step
-  /// or not: in clusters of 2 the L2 read 140.0M sectors for a block read by both, against 265.9M for distinct
-  /// blocks and 135.2M by multicast; in clusters of 4, 92.3M against 61.4M; and multicast delivered less
-  /// (8.67 against 10.06 TB/s in clusters of 2). Why the dense persistent matmul's multicast (8192^3, B's boxes
-  /// in pairs, against no clusters) cut its L2 reads by only 9%, not the third one would count, is not known.
-  /// DeepSeek-V3's GEMM 1 (ncu, one wave, no cluster) reads 16.6 GB from DRAM at 4.01 TB/s and 30 GB from L2
-  /// into the SMs; the busiest L2 unit is the crossing between its two halves (lts__ltcfabric2ltc_cycles_active
-  /// 96%, 12.9 GB crossing), as in pure streaming: the probe's distinct chunks from a 4 GB source read DRAM at
-  /// 4.6 TB/s under ncu with half their sectors crossing and the crossing 97% busy. Clusters of 2, 4 and 8
-  /// without multicast (one GPC each) did not cut the crossings (402M sectors alone, 407-430M in clusters).
-  /// Pairing tiles side by side in N instead, sharing the rows, lost 25% (5.85-5.98 against 4.53-4.75): it splits
-  /// each expert's two blocks, which read the same weights, across clusters.
+  /// is more than one TMA box: K steps of 128 for 128 x 64 bf16 boxes). Off: it did not make GEMM 1 faster, as a
+  /// cluster's programs already have their reads of the same sectors merged before the L2 without multicast
+  /// (docs/performance.md#clustersize-is-off-clusters-did-not-make-gemm-1-faster).
   unsigned clusterSize = 1;
   /// With gatherRows: GEMM 1's dots are told that rows past each block's real rows are zero (ZeroRowsFrom), so
-  /// that on wgmma a warpgroup whose 64 rows are all an expert's padding skips its instructions. Off: on an H200
-  /// at 4096 tokens it made GEMM 1 slower (persistent, in turns: Mixtral 2.70-3.14 ms against 2.55-2.79,
-  /// DeepSeek-V3 5.82-6.32 against 4.44-4.75), while the same branches taken always (no skipping) cost nothing
-  /// (2.62-2.75 and 4.61-4.68), so the loss is the skipping itself. ncu (`ncu --clock-control none`, one GEMM 1
-  /// at 4096 tokens, plain against skipping) says where it goes. In the persistent DeepSeek-V3 kernel, cheaper
-  /// tail tiles run out of step with the tiles reading the same weights, which are then read from DRAM again:
-  /// 23.91 GB read against 16.63, 4.12 -> 5.60 ms. Without persistence the weights stay read once (16.6 GB),
-  /// but the kernel is bound by L2 (96-98% of its peak both ways), so fewer wgmmas buy nothing: 4.25 -> 4.36
-  /// ms. Mixtral's (not persistent) read 35% more through L2 (19.11 -> 25.84 GB) for the same DRAM bytes, 2.58
-  /// -> 2.67 ms. In Mixtral's persistent kernel the tail tiles' programs run ahead too (ncu: 2.2% fewer wgmmas,
-  /// DRAM 2.34 -> 5.55 GB), and the clock fell with it (1.60 -> 1.48 GHz; likely the power limit, where DRAM
-  /// traffic takes power the SMs had, not checked): 2.61 -> 2.84 ms. Rotating each program's place in each
-  /// round of tiles, so that every program gets its share of tail tiles, spread the drift over all of them and
-  /// lost more (9.82 GB, 1.35 GHz, 3.12 ms). Taking tiles as programs free up (a dynamic tile counter, which the
-  /// warp-specialized tile loop does not have) would keep the tiles running at once together, but the
-  /// non-persistent kernel, which the GPU schedules so, still lost (above). Nor does the power limit make it
-  /// pay: in the bench (20 calls back to back) GEMM 1 runs at the H200's 700 W cap (nvidia-smi: the SW power cap
-  /// throttling, SM clock 1.3-1.6 GHz), where the tensor work the padding costs is power the other tiles could
-  /// use, yet the non-persistent kernel skipping still lost (same routing, three rounds in turns: DeepSeek-V3
-  /// 4.69-4.78 ms against 4.51-4.69 without skipping and 4.38-4.52 for the default; Mixtral 2.64-2.68 against
-  /// 2.65-2.78 and 2.54-2.57 for the persistent default; session 33). Ignored without gatherRows (or where it
-  /// falls back).
+  /// that on wgmma a warpgroup whose 64 rows are all an expert's padding skips its instructions. Off: it made GEMM 1
+  /// slower, as the programs with cheaper tail tiles run out of step with those reading the same weights, which are
+  /// then read again (docs/performance.md#skippadding-is-off-skipping-padded-rows-made-gemm-1-slower). Ignored
+  /// without gatherRows (or where it falls back).
   bool skipPadding = false;
   /// FP8 (the bf16 layer only; moe_fp8.h): the expert weights in e4m3 with one f32 scale per 128 x 128 block and
   /// the activations quantized to e4m3 per 1 x 128 group where they are made (the token rows as they are gathered

@@ -37,10 +37,9 @@ Expected<TensorMap> encodeTensorMap(uint64_t address, unsigned elementBytes, con
   // CU_TENSOR_MAP_SWIZZLE_NONE, _32B, _64B, _128B are 0..3.
   int swizzle = layout.swizzleBytes == 128 ? 3 : layout.swizzleBytes == 64 ? 2 : layout.swizzleBytes == 32 ? 1 : 0;
   TensorMap map;
-  // CU_TENSOR_MAP_L2_PROMOTION_L2_256B: a box's rows come into L2 in 256-byte pieces. On an H100, against 128-byte
-  // promotion, alternating in one call (three rounds): the MoE GEMM 1 (token rows and weights by TMA) 2.87-2.98 ->
-  // 2.72-2.80 ms at Mixtral's 4096 tokens and 0.74-0.75 -> 0.70-0.73 at 512; DeepSeek-V3's (weights by TMA)
-  // 5.65-5.71 -> 5.71-5.73 and the persistent matmul at 4096^3 within 0.3%.
+  // CU_TENSOR_MAP_L2_PROMOTION_L2_256B: a box's rows come into L2 in 256-byte pieces. Against 128-byte promotion
+  // it made the MoE GEMM 1 faster where TMA reads the token rows, and left the other TMA kernels about the same
+  // (docs/performance.md#the-moe-layer-in-bf16-what-its-defaults-rest-on).
   const int interleaveNone = 0, l2Promotion256 = 3, oobFillZeros = 0;
   CUresult result = (*driver)->cuTensorMapEncodeTiled(map.bytes, dataType, static_cast<unsigned>(rank),
                                                       reinterpret_cast<void *>(address), globalDim, globalStrides,

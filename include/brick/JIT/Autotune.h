@@ -91,9 +91,10 @@ struct AutotuneOptions {
   double warmupMs = 25, measureMs = 100;
   unsigned minRepetitions = 5;
   /// Near-ties are settled away from the power cap. Back-to-back tensor-core launches hold an H100 at its power
-  /// limit, where configs 15% apart in short bursts time within 1% of each other; so the leading configs (at most
-  /// `finalists`, each within finalMargin of the best median) are timed again, in short bursts that each follow
-  /// coolDownMs of idle GPU, and the median of their burst times decides. 0 or 1 finalists: the medians decide.
+  /// limit, where configs far apart in short bursts time alike (docs/performance.md, "The autotuner"); so the
+  /// leading configs (at most `finalists`, each within finalMargin of the best median) are timed again, in short
+  /// bursts that each follow coolDownMs of idle GPU, and the median of their burst times decides. 0 or 1
+  /// finalists: the medians decide.
   /// (The interpreter times the bursts without idling: the host has no power cap to recover from.)
   unsigned finalists = 4;
   double finalMargin = 0.05;
