@@ -12,6 +12,7 @@
 #include "attention.h"
 #include "matmul.h"
 #include "matmul_fp8.h"
+#include "matmul_split_k.h"
 #include "host.h"
 #include "moe_layer.h"
 #include "softmax.h"
@@ -1192,6 +1193,34 @@ void benchFp8(const std::vector<examples::MatmulConfig> &sweep) {
             config.blockN, config.blockK, config.groupM);
       };
       measure(item + "_cfg" + std::to_string(index), launch, [](int, int, int) { return 1.0; });
+    }
+    // Decode shapes split along K (examples::matmulSplitK, then matmulSplitKReduce into bf16), both launches timed
+    // together: BRICK_BENCH_FP8_SPLITS="2,4" (keys ..._split<S>_cfg<i>).
+    if (const char *splits = std::getenv("BRICK_BENCH_FP8_SPLITS")) {
+      static auto splitK = examples::matmulSplitK<f8e4m3>();
+      static auto reduce = examples::matmulSplitKReduce<bf16>();
+      std::stringstream splitList(splits);
+      for (std::string piece; std::getline(splitList, piece, ',');) {
+        int count = std::atoi(piece.c_str());
+        if (count < 1)
+          fail("BRICK_BENCH_FP8_SPLITS lists positive counts, got '" + piece + "'");
+        DeviceBuffer partial = allocate(size_t(count) * m * n * 4);
+        for (size_t index = 0; index < sweep.size(); ++index) {
+          const examples::MatmulConfig &config = sweep[index];
+          auto launch = [&]() -> runtime::Error {
+            if (runtime::Error error = splitK.launch(
+                    Grid{config.programs(m, n), unsigned(count)}, optionsOf(config),
+                    TensorDescriptorArg::of(da, {m, k}, {k, 1}, {config.blockM, config.blockK}),
+                    TensorDescriptorArg::of(db, {n, k}, {k, 1}, {config.blockN, config.blockK}), partial, m, n, k,
+                    config.blockM, config.blockN, config.blockK, count))
+              return error;
+            return reduce.launch(Grid{unsigned((size_t(m) * n + 1023) / 1024)}, LaunchOptions{.device = device},
+                                 partial, dc, m * n, count, 1024);
+          };
+          measure(item + "_split" + std::to_string(count) + "_cfg" + std::to_string(index), launch,
+                  [](int, int, int) { return 1.0; });
+        }
+      }
     }
     // One scale per row of A and per row of B (examples::matmulFp8RowwiseScaled), applied after the K loop.
     static auto rowwise = examples::matmulFp8RowwiseScaled();

@@ -94,6 +94,15 @@ def main(binary, configs):
         weights = f"  weights {ours[best] * 500 / m:5.0f} GB/s (cuBLAS {fp8 * 500 / m:5.0f})" if m <= 128 else ""
         print(f"{m}x{n}x{k:<12} {ours[best]:7.1f} {config:>22s} {fp8:10.1f} {bf16:11.1f} {ours[best] / fp8:6.2f} "
               f"{ours[best] / bf16:6.2f}  {error:.1e}{weights}")
+        # Split along K (BRICK_BENCH_FP8_SPLITS), both launches: beside cuBLAS FP8.
+        splits = {name: value for name, value in brick.items()
+                  if name.startswith(key + "_split") and name.endswith("_TFLOPs")}
+        for split in sorted({name[len(key) + 1:].split("_")[0] for name in splits}):
+            mine = {name: value for name, value in splits.items() if name.startswith(f"{key}_{split}_cfg")}
+            best = max(mine, key=mine.get)
+            config = configs[int(best[len(f"{key}_{split}_cfg"):-7])]
+            print(f"{'  ' + split:24s} {mine[best]:7.1f} {config:>22s} {fp8:10.1f} {'':11s} {mine[best] / fp8:6.2f} "
+                  f"{'':6s}  {brick[best[:-7] + '_error']:.1e}  weights {mine[best] * 500 / m:5.0f} GB/s")
         # The scaled kernels, each beside cuBLAS's kernel with the same scales.
         for tag, label, anchor, anchor_label in (("rowwise", "rowwise-scaled", rowwise, "(cuBLAS rowwise)"),
                                                  ("block", "block-scaled", block, "(cuBLAS block-scaled)")):
