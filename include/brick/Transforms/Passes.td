@@ -54,8 +54,9 @@ def BrickGPUCoalesce : Pass<"brickgpu-coalesce", "::mlir::ModuleOp"> {
 def BrickGPUAccelerateDot : Pass<"brickgpu-accelerate-dot", "::mlir::ModuleOp"> {
   let summary = "Put every dot the tensor cores can take on mma.sync: #mma result, #dot_op operands";
   let description = [{
-    A dot of f16 or bf16 (accumulating in f32, or f16 for f16), of f32 under tf32 or tf32x3 precision, or of i8
-    (accumulating in i32), with M >= 16, N >= 8 and K at least the instruction's (16, 8 for tf32, 32 for i8),
+    A dot of f16 or bf16 (accumulating in f32, or f16 for f16), of f32 under tf32 or tf32x3 precision, of i8
+    (accumulating in i32), or of e4m3/e5m2 in any pairing (accumulating in f32: m16n8k32 from sm_89, f16 copies
+    of the operands before), with M >= 16, N >= 8 and K at least the instruction's (16, 8 for tf32, 32 for 8-bit),
     gets an `#mma` (version 2) result and accumulator and `#dot_op` operands. Warps are spread over M and N
     from the module's warps and the block shape (the larger per-warp dimension is split first). Each operand is
     staged in a swizzled shared-memory buffer (`local_alloc`, 16-byte groups XOR-swizzled so that the 8 rows an
@@ -68,8 +69,8 @@ def BrickGPUAccelerateDot : Pass<"brickgpu-accelerate-dot", "::mlir::ModuleOp"> 
     operands' contiguous rows are at least 32 bytes, goes on `wgmma` instead: an `#mma` version 3 accumulator
     (warpgroups along M first, the instruction's N the largest power of two up to 256 that the warps' share of
     N allows) and a `brickgpu.warpgroup_dot` reading both operands from `#brickgpu.nvmma_shared` buffers with
-    the widest swizzle (128, 64 or 32 bytes) their rows and instruction tiles allow. tf32 stays on mma.sync,
-    which takes its operands rounded to nearest (wgmma would truncate them in shared memory).
+    the widest swizzle (128, 64 or 32 bytes) their rows and instruction tiles allow. tf32 and 8-bit floats go
+    there too; wgmma reads tf32 truncated, where mma.sync rounds to nearest; tf32x3 stays on mma.sync.
 
     Every dot is also checked against the register file: an accumulator (plus one step of operands) that
     cannot fit in the registers one thread may have is an error at the dot, naming the numbers.
