@@ -13,6 +13,7 @@
 #include "brick/Runtime/Graph.h"
 #include "host.h"
 #include "matmul_fp8.h"
+#include "matmul_split_k.h"
 #include "Philox.h"
 #include "vector_add.h"
 
@@ -900,6 +901,54 @@ TEST_P(Examples, Float8DotsMatchFloat64) {
   double relative = relativeError(std::vector<double>(got.begin(), got.end()), reference(true));
   std::printf("fp8 dot, N x K, 16-row blocks: relative error %.2e\n", relative);
   EXPECT_LE(relative, 1e-3);
+}
+
+TEST_P(Examples, SplitKMatmulAddsEverySplitOnce) {
+  // Decode's shape: 5 rows, K of 9 steps of 128 and a ragged tenth of 16 (1168), so that 4 splits of 3 steps leave the
+  // last split one step and 6 splits leave the last one none (its partial must be zeros, not poison).
+  auto splitK = examples::matmulSplitK<f8e4m3>();
+  auto reduce = examples::matmulSplitKReduce<bf16>();
+  using namespace examples::host;
+  const int M = 5, N = 192, K = 1168;
+  std::mt19937 rng(4);
+  auto codes = [&](size_t count) {
+    std::vector<uint8_t> out(count);
+    for (uint8_t &code : out)
+      code = floatToE4M3(std::ldexp(1.0f + float(rng() % 8) / 8, int(rng() % 7) - 3) * (rng() & 1 ? -1 : 1));
+    return out;
+  };
+  std::vector<uint8_t> a = codes(M * K), b = codes(N * K);
+  std::vector<double> want(M * N);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j)
+      for (int p = 0; p < K; ++p)
+        want[i * N + j] += double(e4m3ToFloat(a[i * K + p])) * double(e4m3ToFloat(b[j * K + p]));
+  auto dA = upload(device(), a.data(), a.size()), dB = upload(device(), b.data(), b.size());
+  ASSERT_TRUE(dA && dB);
+  for (int splits : {1, 4, 6}) {
+    SCOPED_TRACE("splits " + std::to_string(splits));
+    auto partial = poisoned(device(), size_t(splits) * M * N * 4), out = poisoned(device(), M * N * 2);
+    ASSERT_TRUE(partial && out);
+    runtime::Error error = splitK.launch(Grid{unsigned(N / 64), unsigned(splits)},
+                                         LaunchOptions{.numWarps = 4, .numStages = 3, .device = &device()},
+                                         TensorDescriptorArg::of(*dA, {M, K}, {K, 1}, {16, 128}),
+                                         TensorDescriptorArg::of(*dB, {N, K}, {K, 1}, {64, 128}), *partial, M, N, K,
+                                         16, 64, 128, splits);
+    ASSERT_FALSE(error) << error.message();
+    error = reduce.launch(Grid{unsigned((M * N + 255) / 256)}, LaunchOptions{.device = &device()}, *partial, *out,
+                          M * N, splits, 256);
+    ASSERT_FALSE(error) << error.message();
+    std::string failure;
+    std::vector<uint16_t> got = download<uint16_t>(*out, M * N, failure);
+    ASSERT_TRUE(failure.empty()) << failure;
+    std::vector<double> values(got.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      values[i] = double(bf16ToFloat(got[i]));
+    double relative = relativeError(values, want);
+    std::printf("split-K fp8 matmul, %d splits: relative error %.2e\n", splits, relative);
+    // One rounding to bf16 (2^-9 relative at most) over f32 sums of exact products.
+    EXPECT_LE(relative, 3e-3);
+  }
 }
 
 // e4m3 codes of magnitude 2^-4 to 2^4 (eight mantissas, either sign: no NaN, no saturation), and f32 scales
