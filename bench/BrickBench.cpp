@@ -621,8 +621,7 @@ void benchMatmul(const std::vector<examples::MatmulConfig> &sweep) {
 
 /// "64,64,64,128,64,8,4,4,3": BLOCK_M, then GEMM 1's BLOCK_N and BLOCK_K, GEMM 2's, GROUP_M, GEMM 1's and GEMM 2's
 /// warps, stages; ",tma" after them: GEMM 1's weights through a tensor descriptor, ",tma,gather" its token rows too
-/// (",tma,gather,persistent": as a persistent kernel, ",c2" (or c4, c8) after it in clusters of that many
-/// programs; ",skip" after gather or persistent: GEMM 1's warpgroups skip padding rows, MoeConfig::skipPadding);
+/// (",tma,gather,persistent": as a persistent kernel);
 /// ",fp8" alone after the numbers: the layer in FP8 (MoeConfig::fp8; GEMM 1's BLOCK_N and both BLOCK_K are 128
 /// there, whatever the numbers say) (BRICK_BENCH_MOE_CONFIG, or --moe's arguments).
 examples::MoeConfig parseMoeConfig(const char *text) {
@@ -636,16 +635,10 @@ examples::MoeConfig parseMoeConfig(const char *text) {
     c.gateUpN = c.gateUpK = c.downK = 128;
     return c;
   }
-  c.skipPadding = tail.starts_with(",tma,gather") && tail.ends_with(",skip");
-  if (c.skipPadding)
-    tail.resize(tail.size() - 5);
   const std::string persistent = ",tma,gather,persistent";
-  if (tail.size() == persistent.size() + 3 && tail.starts_with(persistent + ",c") &&
-      (tail.back() == '2' || tail.back() == '4' || tail.back() == '8'))
-    c.clusterSize = unsigned(tail.back() - '0'), tail.resize(persistent.size());
   if (!read || !(tail.empty() || tail == ",tma" || tail == ",tma,gather" || tail == persistent))
     fail(std::string("cannot read the MoE config '") + text +
-         "': expected BM,N1,K1,N2,K2,GROUP_M,warps1,warps2,stages[,tma[,gather[,persistent[,c2|c4|c8]]][,skip]] or "
+         "': expected BM,N1,K1,N2,K2,GROUP_M,warps1,warps2,stages[,tma[,gather[,persistent]]] or "
          "BM,N1,K1,N2,K2,GROUP_M,warps1,warps2,stages,fp8");
   c.weightDescriptors = !tail.empty();
   c.gatherRows = tail.starts_with(",tma,gather");
@@ -657,8 +650,7 @@ std::string moeConfigText(const examples::MoeConfig &c) {
          std::to_string(c.downN) + "," + std::to_string(c.downK) + "," + std::to_string(c.groupM) + "," +
          std::to_string(c.gateUpWarps) + "," + std::to_string(c.downWarps) + "," + std::to_string(c.stages) +
          (c.weightDescriptors ? ",tma" : "") + (c.gatherRows ? ",gather" : "") + (c.persistent ? ",persistent" : "") +
-         (c.persistent && c.clusterSize > 1 ? ",c" + std::to_string(c.clusterSize) : "") +
-         (c.skipPadding ? ",skip" : "") + (c.fp8 ? ",fp8" : "");
+         (c.fp8 ? ",fp8" : "");
 }
 
 /// --moe: the whole MoE layer (examples/moe.h: routing, alignment, GEMM 1 with silu * up, GEMM 2 with the routing

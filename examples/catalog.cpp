@@ -47,10 +47,9 @@ const std::vector<Example> &catalog() {
   };
   // moe_sorted's and moe_persistent's: token rows BLOCK_M x BLOCK_K blocks, weights BLOCK_N x BLOCK_K, the
   // activations BLOCK_M x BLOCK_N.
-  // SKIP_PADDING is 0 by default, as MoeConfig's.
-  auto sortedMoe = [](int64_t m, int64_t n, int64_t k, int64_t group, int64_t skip = 0) -> brick::Specialization {
+  auto sortedMoe = [](int64_t m, int64_t n, int64_t k, int64_t group) -> brick::Specialization {
     return {Arg::descriptor({m, k}, {16, 16}), Arg::descriptor({n, k}, {16, 16}), Arg::descriptor({m, n}, {16, 16}),
-            aligned, aligned, aligned, aligned, aligned, aligned, m, n, k, group, skip};
+            aligned, aligned, aligned, aligned, aligned, m, n, k, group};
   };
   // attention's specialization from {BLOCK_M, BLOCK_N, HEAD_DIM, V_DIM, GROUP, VARLEN, CAUSAL, WINDOW, SOFTCAP,
   // LSE}: queries in BLOCK_M x BLOCK_D blocks, keys BLOCK_N x BLOCK_D, values BLOCK_N x BLOCK_DV (each head
@@ -184,9 +183,7 @@ const std::vector<Example> &catalog() {
       else if (example.name == "moe_tma")
         example.withConstants = fromTiles(tmaMoe);
       else if (example.name == "moe_sorted" || example.name == "moe_persistent")
-        example.withConstants = [sortedMoe](const std::vector<int64_t> &c) {
-          return c.size() == 5 ? sortedMoe(c[0], c[1], c[2], c[3], c[4]) : brick::Specialization();
-        };
+        example.withConstants = fromTiles(sortedMoe);
     return list;
   }();
   return examples;

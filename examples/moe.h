@@ -330,41 +330,21 @@ template <ElementTag T = bf16> auto moeGatherRows() {
   });
 }
 
-/// Where the tiles of a cluster's programs (LaunchOptions::clusterSize) read the same blocks, which the cluster
-/// then loads once (sharedByCluster): the token rows' (one block of rows) and the weights' (one column of tiles
-/// of one expert).
-struct MoeClusterSharing {
-  Tensor rows, weights;
-};
-
 /// One tile of moe_gate_up_sorted: the block's K loop over descriptor blocks, then silu(gate) * up stored by
 /// descriptor into hSorted, the activations in sorted order (a row per sorted pair, padding rows included): one
 /// TMA store on sm_90a that needs no pair ids and overlaps what follows (a persistent kernel's next tile), where
 /// rows scattered to their pairs wait for the ids' load and are stored by every thread.
-/// `skipPadding`: the dots are told that the block's rows from its real rows (blockRows) on are zero, as
-/// moe_gather_rows left them, so a warpgroup whose rows are all padding issues no wgmma (an expert's last block).
 template <ElementTag T>
 void moeGateUpSortedTile(const MoeBlock &block, const TensorDescriptor<T, 2> &aSorted,
-                         const TensorDescriptor<T, 2> &w13, const TensorDescriptor<T, 2> &hSorted,
-                         const Ptr<i32> &blockRows, const Int &I, int blockM, int blockN, int blockK, bool mayBeDead,
-                         bool skipPadding, const MoeClusterSharing *shared = nullptr) {
+                         const TensorDescriptor<T, 2> &w13, const TensorDescriptor<T, 2> &hSorted, const Int &I,
+                         int blockM, int blockN, int blockK, bool mayBeDead) {
   Int row = block.tileM * blockM;
   auto [gateRow, upRow] = moeWeightRows(block.expert, block.tileN, I, blockN);
-  Tensor realRows;
-  if (skipPadding)
-    realRows = load(blockRows + block.tileM, block.live, 0);
   Tensor gate = zeros<f32>({blockM, blockN}), up = zeros<f32>({blockM, blockN});
-  const Tensor *rowsShared = shared ? &shared->rows : nullptr, *weightsShared = shared ? &shared->weights : nullptr;
   for_range(0, block.kTiles, 1, carry(gate, up), [&](Int k) {
-    auto loadBlock = [&](const TensorDescriptor<T, 2> &desc, const Int &first, const Tensor *when) {
-      return when ? desc.load({first, k * blockK}, sharedByCluster(*when)) : desc.load({first, k * blockK});
-    };
-    Tensor aBlock = loadBlock(aSorted, row, rowsShared);
-    auto product = [&](const Tensor &weights, const Tensor &acc) {
-      return skipPadding ? dot(aBlock, weights, acc, ZeroRowsFrom{realRows}) : dot(aBlock, weights, acc);
-    };
-    gate = product(loadBlock(w13, gateRow, weightsShared).trans(), gate);
-    up = product(loadBlock(w13, upRow, weightsShared).trans(), up);
+    Tensor aBlock = aSorted.load({row, k * blockK});
+    gate = dot(aBlock, w13.load({gateRow, k * blockK}).trans(), gate);
+    up = dot(aBlock, w13.load({upRow, k * blockK}).trans(), up);
   });
   auto store = [&] { hSorted.store({row, block.tileN * blockN}, moeActivation(gate, up)); };
   if (mayBeDead) // a block past the padded total stores nothing
@@ -377,17 +357,15 @@ void moeGateUpSortedTile(const MoeBlock &block, const TensorDescriptor<T, 2> &aS
 /// [maxBlocks * BLOCK_M, H], from moe_gather_rows) and w13 as in moeGateUpDescriptors. Every block of the K loop
 /// comes by TMA on sm_90a, so the loop can also be warp-specialized. The activations go to hSorted
 /// ([maxBlocks * BLOCK_M, I] in BLOCK_M x BLOCK_N blocks) in sorted order, as moe_down reads them with
-/// hSortedRows = 1. SKIP_PADDING (0 or 1): see moeGateUpSortedTile. Launch as moe_gate_up.
+/// hSortedRows = 1. Launch as moe_gate_up.
 template <ElementTag T = bf16> auto moeGateUpSorted() {
   return kernel("moe_gate_up_sorted", [](TensorDescriptor<T, 2> aSorted, TensorDescriptor<T, 2> w13,
                                          TensorDescriptor<T, 2> hSorted, Ptr<i32> blockExpert, Ptr<i32> blockRuns,
-                                         Ptr<i32> blockRows, Ptr<i32> totalPadded, Int I, Int K, Const<int> BLOCK_M,
-                                         Const<int> BLOCK_N, Const<int> BLOCK_K, Const<int> GROUP_M,
-                                         Const<int> SKIP_PADDING) {
+                                         Ptr<i32> totalPadded, Int I, Int K, Const<int> BLOCK_M, Const<int> BLOCK_N,
+                                         Const<int> BLOCK_K, Const<int> GROUP_M) {
     MoeBlock block =
         moeBlockOf(program_id(0), blockExpert, blockRuns, totalPadded, I, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M);
-    moeGateUpSortedTile(block, aSorted, w13, hSorted, blockRows, I, BLOCK_M, BLOCK_N, BLOCK_K, /*mayBeDead=*/true,
-                        SKIP_PADDING.value() != 0);
+    moeGateUpSortedTile(block, aSorted, w13, hSorted, I, BLOCK_M, BLOCK_N, BLOCK_K, /*mayBeDead=*/true);
   });
 }
 
@@ -395,41 +373,17 @@ template <ElementTag T = bf16> auto moeGateUpSorted() {
 /// tiles p, p + num_programs, ... of the live blocks' (in moe_gate_up's order). Warp-specialized on sm_90a, the
 /// producer warps fill the next tile's slots while the consumers store this one, and the store overlaps the next
 /// tile.
-/// In clusters of C programs (LaunchOptions::clusterSize; a grid of whole clusters), a cluster takes C consecutive
-/// tiles of that order at a time: C blocks of one expert at one tile of N share the weights' blocks, C tiles of N
-/// of one block (a group of one block) the rows', each loaded once for the cluster (TMA multicast).
 template <ElementTag T = bf16> auto moeGateUpPersistent() {
   return kernel("moe_gate_up_persistent", [](TensorDescriptor<T, 2> aSorted, TensorDescriptor<T, 2> w13,
                                              TensorDescriptor<T, 2> hSorted, Ptr<i32> blockExpert, Ptr<i32> blockRuns,
-                                             Ptr<i32> blockRows, Ptr<i32> totalPadded, Int I, Int K,
-                                             Const<int> BLOCK_M, Const<int> BLOCK_N, Const<int> BLOCK_K,
-                                             Const<int> GROUP_M, Const<int> SKIP_PADDING) {
-    Int C = cluster_size();
+                                             Ptr<i32> totalPadded, Int I, Int K, Const<int> BLOCK_M,
+                                             Const<int> BLOCK_N, Const<int> BLOCK_K, Const<int> GROUP_M) {
     Int tiles = load(totalPadded) / BLOCK_M * cdiv(I, BLOCK_N);
-    auto blockOf = [&](const Int &tile) {
+    for_range(program_id(0), tiles, num_programs(0), [&](Int tile) {
       // Every tile is live: the same K steps for all, which lets the compiler store a tile during the next one's.
-      return moeBlockOf(minimum(tile, tiles - 1), blockExpert, blockRuns, totalPadded, I, K, BLOCK_M, BLOCK_N,
-                        BLOCK_K, GROUP_M, /*allLive=*/true);
-    };
-    for_range(program_id(0) / C, cdiv(tiles, C), num_programs(0) / C, [&](Int clusterTile) {
-      Int first = clusterTile * C, last = first + C - 1, tile = first + cluster_rank();
-      MoeBlock block = blockOf(tile);
-      // The cluster's last tiles may lie past the last one: they run the last tile's K loop on blocks of rows
-      // past every descriptor's (zeros in, their stores clipped).
-      block.live = tile < tiles;
-      block.tileM = where(block.live, block.tileM, (1 << 30) / BLOCK_M.value());
-      // The order takes a group's blocks fastest, then N: the C tiles lie in one block where the first and the
-      // last do and lie C - 1 tiles of N apart (a group of one block), in one column of one expert where those do
-      // and lie C - 1 blocks apart. (With C = 2 the distances follow; with more, a group of fewer than C blocks
-      // comes back to its first block within the cluster.)
-      MoeBlock firstBlock = blockOf(first), lastBlock = blockOf(last);
-      Tensor whole = last < tiles;
-      MoeClusterSharing shared{
-          whole & (firstBlock.tileM == lastBlock.tileM) & (lastBlock.tileN - firstBlock.tileN == C - 1),
-          whole & (firstBlock.tileN == lastBlock.tileN) & (firstBlock.expert == lastBlock.expert) &
-              (lastBlock.tileM - firstBlock.tileM == C - 1)};
-      moeGateUpSortedTile(block, aSorted, w13, hSorted, blockRows, I, BLOCK_M, BLOCK_N, BLOCK_K, /*mayBeDead=*/false,
-                          SKIP_PADDING.value() != 0, &shared);
+      MoeBlock block = moeBlockOf(tile, blockExpert, blockRuns, totalPadded, I, K, BLOCK_M, BLOCK_N, BLOCK_K,
+                                  GROUP_M, /*allLive=*/true);
+      moeGateUpSortedTile(block, aSorted, w13, hSorted, I, BLOCK_M, BLOCK_N, BLOCK_K, /*mayBeDead=*/false);
     });
   });
 }

@@ -428,18 +428,14 @@ template <brick::ElementTag T> Error MoeLayer<T>::runGateUp(const brick::runtime
           TensorDescriptorArg::of(*w13Buffer_, {int64_t(s.experts) * 2 * I, H}, {H, 1},
                                   {config_.gateUpN, config_.gateUpK}),
           TensorDescriptorArg::of(*h_, {rows, I}, {I, 1}, {config_.blockM, config_.gateUpN}), *blockExpert_,
-          *blockRuns_, *blockRows_, *total_, I, H, config_.blockM, config_.gateUpN, config_.gateUpK, config_.groupM,
-          int(config_.skipPadding));
+          *blockRuns_, *total_, I, H, config_.blockM, config_.gateUpN, config_.gateUpK, config_.groupM);
     };
     if (config_.persistent) {
-      const unsigned cluster = std::max(1u, config_.clusterSize);
-      specialized.clusterSize = cluster;
-      // One wave over the tiles (grid.x, every block's); or the programs a test asks for, in whole clusters and
-      // no more than the tiles need (a cluster takes `cluster` of them at a time).
+      // One wave over the tiles (grid.x, every block's); or the programs a test asks for, no more than the tiles.
       if (!config_.persistentPrograms)
         return launchSorted(kernels<T>().gateUpPersistent, brick::Grid::persistent(grid.x));
-      unsigned programs = std::min(config_.persistentPrograms / cluster, unsigned(cdiv(grid.x, cluster))) * cluster;
-      return launchSorted(kernels<T>().gateUpPersistent, brick::Grid{std::max(programs, cluster)});
+      return launchSorted(kernels<T>().gateUpPersistent,
+                          brick::Grid{std::max(1u, std::min(config_.persistentPrograms, grid.x))});
     }
     return launchSorted(kernels<T>().gateUpSorted, grid);
   }
@@ -501,9 +497,6 @@ template <brick::ElementTag T> std::string MoeLayer<T>::tunedChoice() const {
   const std::vector<int64_t> gateUpKey = {shape_.intermediate, shape_.hidden, pairs};
   if (gatherRows())
     return std::string("gate_up (rows gathered, all by descriptor") + (config_.persistent ? ", persistent" : "") +
-           (config_.persistent && config_.clusterSize > 1 ? ", clusters of " + std::to_string(config_.clusterSize)
-                                                           : "") +
-           (config_.skipPadding ? ", padding skipped" : "") +
            ") [" + std::to_string(config_.gateUpN) + ", " + std::to_string(config_.gateUpK) + ", " +
            std::to_string(config_.groupM) + "] warps=" +
            std::to_string(config_.gateUpWarps) + " stages=" + std::to_string(config_.stages) +

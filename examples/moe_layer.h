@@ -45,19 +45,6 @@ struct MoeConfig {
   bool persistent = false;
   /// Its programs (at most its tiles): 0 for one wave, as many as fit the GPU at once (Grid::persistent).
   unsigned persistentPrograms = 0;
-  /// With persistent: programs in clusters of this many (LaunchOptions::clusterSize; the programs rounded down to
-  /// whole clusters), which take consecutive tiles (moeGateUpPersistent): an expert's blocks at one tile of N
-  /// load the weights' blocks once for the cluster, one block's tiles of N its rows' (TMA multicast where a block
-  /// is more than one TMA box: K steps of 128 for 128 x 64 bf16 boxes). Off: it did not make GEMM 1 faster, as a
-  /// cluster's programs already have their reads of the same sectors merged before the L2 without multicast
-  /// (docs/performance.md#clustersize-is-off-clusters-did-not-make-gemm-1-faster).
-  unsigned clusterSize = 1;
-  /// With gatherRows: GEMM 1's dots are told that rows past each block's real rows are zero (ZeroRowsFrom), so
-  /// that on wgmma a warpgroup whose 64 rows are all an expert's padding skips its instructions. Off: it made GEMM 1
-  /// slower, as the programs with cheaper tail tiles run out of step with those reading the same weights, which are
-  /// then read again (docs/performance.md#skippadding-is-off-skipping-padded-rows-made-gemm-1-slower). Ignored
-  /// without gatherRows (or where it falls back).
-  bool skipPadding = false;
   /// FP8 (the bf16 layer only; moe_fp8.h): the expert weights in e4m3 with one f32 scale per 128 x 128 block and
   /// the activations quantized to e4m3 per 1 x 128 group where they are made (the token rows as they are gathered
   /// into sorted order, silu(gate) * up in GEMM 1's epilogue), both GEMMs on FP8 tensor cores with each 128 of K

@@ -446,22 +446,6 @@ TEST_P(Examples, MoeLayer) {
   grouped.persistentPrograms = 5;
   EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 300, .experts = 2, .topk = 1, .hidden = 80, .intermediate = 48},
                              examples::MoeWeights::Host, grouped));
-  // ... in clusters of 2 and 4 (5 programs: 2 clusters, 1), each taking that many consecutive tiles of the order at
-  // a time: groups of 3 blocks make some clusters straddle two columns or two experts.
-  for (unsigned cluster : {2u, 4u}) {
-    grouped.clusterSize = cluster;
-    EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 300, .experts = 2, .topk = 1, .hidden = 80, .intermediate = 80},
-                               examples::MoeWeights::Host, grouped));
-  }
-  grouped.clusterSize = 1;
-  // ... with GEMM 1's dots told that each block's rows past its real ones are zero (ZeroRowsFrom: the
-  // interpreter checks that they are), persistent and not.
-  grouped.skipPadding = true;
-  for (bool persistent : {true, false}) {
-    grouped.persistent = persistent;
-    EXPECT_PASSES(runMoe<bf16>(device(), {.tokens = 300, .experts = 2, .topk = 1, .hidden = 80, .intermediate = 48},
-                               examples::MoeWeights::Host, grouped));
-  }
   if (GetParam() == Where::Interpreter)
     return;
   // The middle and the prefill configs (64- and 128-row blocks, wgmma on an H100), 2 of 8 and 8 of 256 experts.
@@ -489,40 +473,6 @@ TEST_P(Examples, MoeLayer) {
     EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, config));
     config.persistentPrograms = 7;
     EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, config));
-    // In clusters of 2 (7 programs: 3 clusters; then one wave), each taking 2 consecutive tiles at a time
-    // (mostly an expert's two blocks at one tile of N, sharing the weights): with K steps of 64 a block is one
-    // TMA box, which each program copies whole; with 128 two, one multicast from each program.
-    config.clusterSize = 2;
-    EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, config));
-    config.gateUpK = 128, config.stages = 2, config.persistentPrograms = 0;
-    EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, config));
-  }
-  // The same clusters where experts get about one block of 128 rows (16 experts, ~100 rows each): a cluster's two
-  // tiles then mostly lie in one block (sharing its rows), else in one column of an expert's two blocks (sharing
-  // the weights) or across experts (sharing nothing); an odd number of tiles leaves the last cluster a tile past
-  // the last.
-  {
-    examples::MoeShape shape{.tokens = 401, .experts = 16, .topk = 4, .hidden = 256, .intermediate = 384};
-    examples::MoeConfig config = examples::moeConfig(shape);
-    ASSERT_EQ(config.blockM, 128);
-    config.weightDescriptors = config.gatherRows = config.persistent = true;
-    config.clusterSize = 2, config.gateUpK = 128, config.stages = 2;
-    EXPECT_PASSES(runMoe<bf16>(device(), shape, examples::MoeWeights::Host, config));
-  }
-  // The prefill config with warpgroups skipping padding rows (on sm_90a the second of a 128-row block's two
-  // consumer warpgroups branches around its wgmmas where the block has at most 64 real rows): 37 tokens over 8
-  // experts give each expert about 9 rows (the routing is random), so nearly every block is so; at 4099 tokens,
-  // some experts' last blocks. Persistent and not.
-  examples::MoeShape prefill{.tokens = 4099, .experts = 8, .topk = 2, .hidden = 256, .intermediate = 320,
-                             .silentExperts = 1};
-  examples::MoeConfig skipping = examples::moeConfig(prefill);
-  skipping.weightDescriptors = skipping.gatherRows = skipping.skipPadding = true;
-  for (bool persistent : {false, true}) {
-    skipping.persistent = persistent;
-    for (int tokens : {37, 4099}) {
-      prefill.tokens = tokens;
-      EXPECT_PASSES(runMoe<bf16>(device(), prefill, examples::MoeWeights::Host, skipping));
-    }
   }
 }
 
