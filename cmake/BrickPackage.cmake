@@ -33,3 +33,10 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/cmake/BrickConfigVersion.
   VERSION ${BRICK_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/cmake/BrickConfig.cmake ${PROJECT_BINARY_DIR}/cmake/BrickConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Brick COMPONENT brick)
+
+# The reference of the dialects (ops, types, attributes) and the passes, generated from the ODS with every build
+# (`mlir-doc`: build/docs/), installed under share/doc/brick/reference.
+add_custom_target(brick-reference ALL)
+add_dependencies(brick-reference mlir-doc)
+install(DIRECTORY ${PROJECT_BINARY_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/brick/reference OPTIONAL
+        COMPONENT brick)

@@ -39,6 +39,10 @@ def Brick_ProgramIdOp : Brick_Op<"program_id", [Pure]> {
 
 def Brick_NumProgramsOp : Brick_Op<"num_programs", [Pure]> {
   let summary = "Number of programs along a grid axis";
+  let description = [{
+    `brick.num_programs 0` is the grid's size along axis 0, 1 or 2 (CUDA's `gridDim`): a persistent kernel steps
+    through its tiles by it.
+  }];
   let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis);
   let results = (outs I32:$result);
   let assemblyFormat = "$axis attr-dict";
@@ -56,6 +60,11 @@ def Brick_ClusterRankOp : Brick_Op<"cluster_rank", [Pure]> {
 
 def Brick_ClusterSizeOp : Brick_Op<"cluster_size", [Pure]> {
   let summary = "Programs per cluster (1 without clusters)";
+  let description = [{
+    `brick.cluster_size` is the launch's `LaunchOptions::clusterSize` (2, 4 or 8 on sm_90: thread block
+    clusters), or 1 for a launch without clusters. With `brick.cluster_rank` it lets the programs of a cluster
+    divide work, and blocks the cluster shares can be loaded once (`sharedByCluster`, TMA multicast).
+  }];
   let results = (outs I32:$result);
   let assemblyFormat = "attr-dict";
 }
@@ -85,6 +94,10 @@ def Brick_SplatOp : Brick_Op<"splat", [Pure,
     TypesMatchWith<"'src' is the element type of 'result'", "result", "src",
                    "::mlir::getElementTypeOrSelf($_self)">]> {
   let summary = "A block with every element equal to a scalar";
+  let description = [{
+    `brick.splat %s : tensor<128xf32>` broadcasts a scalar (a value, pointer or i1) to a block of the result's
+    shape; a splat of a constant folds to a dense constant.
+  }];
   let arguments = (ins Brick_Scalar:$src);
   let results = (outs Brick_Block:$result);
   let assemblyFormat = "$src attr-dict `:` type($result)";
@@ -120,6 +133,10 @@ def Brick_ExpandDimsOp : Brick_Op<"expand_dims", [Pure, SameOperandsAndResultEle
 
 def Brick_ReshapeOp : Brick_Op<"reshape", [Pure, SameOperandsAndResultElementType]> {
   let summary = "Reinterpret a block with another shape of the same number of elements (row-major)";
+  let description = [{
+    `brick.reshape %x : tensor<4x32xf32> -> tensor<128xf32>` keeps the elements in row-major order; the verifier
+    refuses a shape with a different number of elements. A reshape of a reshape becomes one; of a splat, a splat.
+  }];
   let arguments = (ins Brick_Block:$src);
   let results = (outs Brick_Block:$result);
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
@@ -215,6 +232,12 @@ def Brick_StoreOp : Brick_Op<"store", [
                    "::mlir::brick::getI1TypeLike($_self)", "($_op.getOperands().size() <= 2) || std::equal_to<>()">,
     MemoryEffects<[MemWrite<Brick_GlobalMemory>]>]> {
   let summary = "Store a block through a block of pointers, under a mask";
+  let description = [{
+    `brick.store %ptrs, %values, %mask : tensor<128x!brick.ptr<f32>>` writes each element whose mask is true and
+    touches nothing where it is false (no mask: every element). Where two elements of one store name the same
+    address, which one lands is unspecified. `cache` and `evict` pass PTX cache hints. A store under an all-false
+    constant mask is removed.
+  }];
   let arguments = (ins
     Brick_PtrLike:$ptr,
     Brick_Value:$value,
@@ -235,6 +258,12 @@ def Brick_AtomicRMWOp : Brick_Op<"atomic_rmw", [
                    "::mlir::brick::getI1TypeLike($_self)", "($_op.getOperands().size() <= 2) || std::equal_to<>()">,
     MemoryEffects<[MemRead<Brick_GlobalMemory>, MemWrite<Brick_GlobalMemory>]>]> {
   let summary = "Atomic read-modify-write of each element; returns the old values";
+  let description = [{
+    `brick.atomic_rmw fadd, relaxed, gpu, %ptrs, %val, %mask : tensor<128x!brick.ptr<f32>>` combines `val` into
+    each element whose mask is true (`add`, `and`, `or`, `xor`, `umax`, `umin` on integers; `fadd` on floats;
+    `max`, `min` and `xchg` on either) and returns the values read; masked-off elements are neither read nor
+    written. `sem` and `scope` are as for `brick.atomic_cas`.
+  }];
   let arguments = (ins Brick_RMWOp:$rmw, Brick_MemSemantic:$sem, Brick_MemScope:$scope,
                        Brick_PtrLike:$ptr, Brick_Value:$val, Optional<Brick_BoolLike>:$mask);
   let results = (outs Brick_Value:$result);
@@ -246,6 +275,12 @@ def Brick_AtomicCASOp : Brick_Op<"atomic_cas", [
     LoadedTypeOf<"ptr", "cmp">, LoadedTypeOf<"ptr", "val">, LoadedTypeOf<"ptr", "result">,
     MemoryEffects<[MemRead<Brick_GlobalMemory>, MemWrite<Brick_GlobalMemory>]>]> {
   let summary = "Atomic compare-and-swap of each element; returns the old values";
+  let description = [{
+    `brick.atomic_cas acq_rel, gpu, %ptrs, %cmp, %val : tensor<64x!brick.ptr<i32>>`: for each element, atomically,
+    if `*ptr == cmp` then `*ptr = val`; the result is the value read. Elements of 16, 32 or 64 bits; `sem` orders
+    the access as relaxed, acquire, release or acq_rel, and `scope` says which threads it is atomic with respect to
+    (`cta`, `gpu` or `sys`). On a scalar pointer the old value cannot be used yet (use a one-element block).
+  }];
   let arguments = (ins Brick_MemSemantic:$sem, Brick_MemScope:$scope,
                        Brick_PtrLike:$ptr, Brick_Value:$cmp, Brick_Value:$val);
   let results = (outs Brick_Value:$result);
@@ -307,6 +342,11 @@ def Brick_ReduceOp : Brick_Op<"reduce", [RecursiveMemoryEffects, SingleBlock]> {
 
 def Brick_ReduceReturnOp : Brick_Op<"reduce.return", [Pure, Terminator, ReturnLike, HasParent<"ReduceOp">]> {
   let summary = "Yield the combined values of a reduce combiner";
+  let description = [{
+    Ends `brick.reduce`'s combiner region: one scalar per reduced operand, the combination of the region's two
+    arguments per operand. The combiner must be associative and commutative: the lowering combines in a tree
+    whose order depends on the layout.
+  }];
   let arguments = (ins Variadic<Brick_Scalar>:$results);
   let assemblyFormat = "$results attr-dict `:` type($results)";
 }
@@ -337,6 +377,11 @@ def Brick_ScanOp : Brick_Op<"scan", [RecursiveMemoryEffects, SingleBlock]> {
 
 def Brick_ScanReturnOp : Brick_Op<"scan.return", [Pure, Terminator, ReturnLike, HasParent<"ScanOp">]> {
   let summary = "Yield the combined values of a scan combiner";
+  let description = [{
+    Ends `brick.scan`'s combiner region: one scalar per scanned operand, the running value combined with the next
+    element. The combiner must be associative (the scan is computed as a tree); it need not be commutative, as the
+    operands keep their order.
+  }];
   let arguments = (ins Variadic<Brick_Scalar>:$results);
   let assemblyFormat = "$results attr-dict `:` type($results)";
 }
@@ -347,6 +392,12 @@ def Brick_ScanReturnOp : Brick_Op<"scan.return", [Pure, Terminator, ReturnLike, 
 
 def Brick_AssertOp : Brick_Op<"assert", [MemoryEffects<[MemWrite<Brick_GlobalMemory>]>]> {
   let summary = "Trap, printing a message, when any element of a condition is false";
+  let description = [{
+    `brick.assert %ok, "n must be positive" : tensor<128xi1>` checks every element of the condition (a scalar or a
+    block). On the GPU a program where any is false calls `__assertfail` with the message, the kernel's name and
+    the source file and line of the op's location, and the launch fails; the interpreter reports the message and
+    the first failing element.
+  }];
   let arguments = (ins Brick_BoolLike:$condition, StrAttr:$message);
   let assemblyFormat = "$condition `,` $message attr-dict `:` type($condition)";
 }
@@ -374,6 +425,11 @@ def Brick_HintOp : Brick_Op<"hint", [Pure, Elementwise, SameOperandsAndResultTyp
 
 def Brick_AssumeOp : Brick_Op<"assume", [MemoryEffects<[MemWrite<Brick_GlobalMemory>]>]> {
   let summary = "A condition the programmer promises is true (llvm.assume on the GPU; checked by the interpreter)";
+  let description = [{
+    `brick.assume %c : i1` lets the compiler rely on the condition (`llvm.assume` of it on the GPU, e.g. that a size
+    is positive or a multiple of 16); the code does not check it, so a false promise is undefined behaviour there.
+    The interpreter checks it and fails the launch naming the op. A block condition promises every element.
+  }];
   let arguments = (ins Brick_BoolLike:$condition);
   let assemblyFormat = "$condition attr-dict `:` type($condition)";
 }
@@ -419,6 +475,12 @@ def Brick_InlineAsmElementwiseOp : Brick_Op<"inline_asm_elementwise", [
 
 def Brick_PrintOp : Brick_Op<"print", [MemoryEffects<[MemWrite<Brick_GlobalMemory>]>]> {
   let summary = "Print a prefix and the elements of scalars or blocks from every program";
+  let description = [{
+    `brick.print "x = " %x : tensor<4xf32>` prints, from every program, the prefix and each element of each
+    argument with its program id and index (`hex` prints integers in hexadecimal). With no arguments the prefix is
+    printed once per program. On the GPU it goes through `vprintf`, whose buffer the driver flushes when the host
+    synchronizes; the interpreter prints the same lines.
+  }];
   let arguments = (ins StrAttr:$prefix, UnitAttr:$hex, Variadic<Brick_Value>:$args);
   let assemblyFormat = "$prefix (`hex` $hex^)? attr-dict ($args^ `:` type($args))?";
 }

@@ -29,6 +29,12 @@ def BrickGPU_ConvertLayoutOp : BrickGPU_Op<"convert_layout", [Pure, SameOperands
 
 def BrickGPU_LocalAllocOp : BrickGPU_Op<"local_alloc", [MemoryEffects<[MemAlloc<BrickGPU_SharedMemory>]>]> {
   let summary = "A buffer in shared memory, optionally filled from a block";
+  let description = [{
+    `brickgpu.local_alloc %x : (tensor<128x64xf16, #blocked>) -> !brickgpu.memdesc<128x64xf16, #shared>` gives a
+    buffer of the memdesc's shape, element type and shared layout (swizzle), written with the block where there is
+    one (which must have the buffer's shape and element type). Buffers live until their last use; the shared-memory
+    allocation pass gives each its offset.
+  }];
   let arguments = (ins Optional<AnyRankedTensor>:$src);
   let results = (outs BrickGPU_MemDescType:$result);
   let assemblyFormat = "($src^)? attr-dict `:` functional-type(operands, results)";
@@ -37,6 +43,11 @@ def BrickGPU_LocalAllocOp : BrickGPU_Op<"local_alloc", [MemoryEffects<[MemAlloc<
 
 def BrickGPU_LocalLoadOp : BrickGPU_Op<"local_load", [MemoryEffects<[MemRead<BrickGPU_SharedMemory>]>]> {
   let summary = "Read a shared-memory buffer into a block of a distributed layout";
+  let description = [{
+    The inverse of `brickgpu.local_store`: each thread reads the elements the result's layout gives it (by
+    `ldmatrix` where the layouts allow, else vector loads). The result has the buffer's shape and element type.
+    Used where a layout conversion goes through shared memory and to feed `mma.sync` from staged operands.
+  }];
   let arguments = (ins BrickGPU_MemDescType:$src);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$src attr-dict `:` qualified(type($src)) `->` type($result)";
@@ -117,6 +128,10 @@ def BrickGPU_AsyncCopyGlobalToLocalOp : BrickGPU_Op<"async_copy_global_to_local"
 def BrickGPU_AsyncCommitGroupOp : BrickGPU_Op<"async_commit_group",
     [MemoryEffects<[MemWrite<BrickGPU_SharedMemory>]>]> {
   let summary = "Close the group of this thread's async copies started since the last commit (cp.async.commit_group)";
+  let description = [{
+    A later `brickgpu.async_wait {pending = N}` waits until at most N of this thread's groups are still in
+    flight: the prefetching loop commits one group per stage so that it can wait for the oldest alone.
+  }];
   let assemblyFormat = "attr-dict";
 }
 
@@ -301,6 +316,10 @@ def BrickGPU_WarpSpecializeOp : BrickGPU_Op<"warp_specialize", []> {
 
 def BrickGPU_WarpReturnOp : BrickGPU_Op<"warp_return", [Terminator, HasParent<"WarpSpecializeOp">]> {
   let summary = "End of the producer warps' code: they exit the kernel";
+  let description = [{
+    Terminates `brickgpu.warp_specialize`'s region. The producer warps return from the kernel here; they never
+    reach the consumers' code after the op.
+  }];
   let assemblyFormat = "attr-dict";
 }
 
