@@ -187,10 +187,10 @@ Expected<MoeLayer<T>> MoeLayer<T>::create(const brick::runtime::Device &device, 
     return Error("MoE layer: topk must be from 1 to the experts a token can pick (" +
                  std::to_string(shape.experts - shape.silentExperts) + "), got " + std::to_string(shape.topk));
   if (config.fp8 && (!std::is_same_v<T, brick::bf16> || shape.hidden % 128 || shape.intermediate % 128 ||
-                     128 % config.downN || (config.blockM != 16 && config.blockM != 32 && config.blockM != 64 &&
-                                                config.blockM != 128)))
-    return Error("MoE layer in FP8: bf16 tokens, H and I multiples of 128, BLOCK_M 16, 32, 64 or 128 and downN dividing 128, "
-                 "got H " + std::to_string(shape.hidden) + ", I " + std::to_string(shape.intermediate) + ", BLOCK_M " +
+                     128 % config.downN || config.blockM < 16 || config.blockM > 128 ||
+                     (config.blockM & (config.blockM - 1))))
+    return Error("MoE layer in FP8: bf16 tokens, H and I multiples of 128, BLOCK_M 16, 32, 64 or 128 and downN "
+                 "dividing 128, got H " + std::to_string(shape.hidden) + ", I " + std::to_string(shape.intermediate) + ", BLOCK_M " +
                  std::to_string(config.blockM) + ", downN " + std::to_string(config.downN));
   MoeLayer layer;
   layer.device_ = &device;
