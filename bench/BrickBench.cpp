@@ -1382,6 +1382,7 @@ void benchDotTypes(const std::vector<examples::MatmulConfig> &sweep) {
 int main(int argc, char **argv) {
   bool sweep = argc > 1 && std::string(argv[1]) == "--softmax-sweep";
   bool matmulOnly = argc > 1 && std::string(argv[1]) == "--matmul";
+  bool softmaxOnly = argc > 1 && std::string(argv[1]) == "--softmax";
   std::vector<examples::MatmulConfig> matmulSweep;
   if (argc > 2 && std::string(argv[1]) == "--matmul-sweep")
     for (int i = 2; i < argc; ++i)
@@ -1437,7 +1438,7 @@ int main(int argc, char **argv) {
   }
 
   // vector_add, 2^26 f32: 3 x 4 bytes per element move.
-  {
+  if (!softmaxOnly) {
     auto kernel = examples::vectorAdd();
     const int n = 1 << 26;
     std::vector<float> hx = randomFloats(n);
@@ -1485,7 +1486,7 @@ int main(int argc, char **argv) {
           }
     }
   }
-  if (sweep) {
+  if (sweep || softmaxOnly) {
     std::printf("\n}\n");
     return 0;
   }

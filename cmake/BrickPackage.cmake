@@ -11,6 +11,9 @@ foreach(dir DSL JIT Runtime Support Tool)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/brick/${dir} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/brick
           COMPONENT brick FILES_MATCHING PATTERN "*.h")
 endforeach()
+# brick/JIT/Profile.h's element kinds and counts (no MLIR in it).
+install(FILES ${PROJECT_SOURCE_DIR}/include/brick/Analysis/LaunchCost.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/brick/Analysis COMPONENT brick)
 
 set(brick_exported BrickRuntime)
 if(TARGET brick)

@@ -15,6 +15,9 @@ namespace {
 // Driver enum values used here (from cuda.h).
 constexpr int kAttributeMaxRegistersPerBlock = 12;
 constexpr int kAttributeMultiprocessorCount = 16;
+constexpr int kAttributeClockRate = 13;
+constexpr int kAttributeMemoryClockRate = 36;
+constexpr int kAttributeGlobalMemoryBusWidth = 37;
 constexpr int kAttributeL2CacheSize = 38;
 constexpr int kAttributeComputeCapabilityMajor = 75;
 constexpr int kAttributeComputeCapabilityMinor = 76;
@@ -90,7 +93,10 @@ Expected<Device> Device::get(int ordinal) {
                   attribute(kAttributeMultiprocessorCount, device.multiprocessors_, "multiprocessor count"),
                   attribute(kAttributeMaxSharedMemoryPerBlockOptin, device.maxSharedOptIn_, "shared memory limit"),
                   attribute(kAttributeMaxRegistersPerBlock, device.maxRegisters_, "register limit"),
-                  attribute(kAttributeL2CacheSize, device.l2CacheBytes_, "L2 cache size")})
+                  attribute(kAttributeL2CacheSize, device.l2CacheBytes_, "L2 cache size"),
+                  attribute(kAttributeClockRate, device.clockKHz_, "clock rate"),
+                  attribute(kAttributeMemoryClockRate, device.memoryClockKHz_, "memory clock rate"),
+                  attribute(kAttributeGlobalMemoryBusWidth, device.memoryBusWidthBits_, "memory bus width")})
     if (e)
       return e;
   device.computeCapability_ = 10 * major + minor;

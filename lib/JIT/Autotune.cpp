@@ -3,6 +3,8 @@
 #include "brick/JIT/Autotune.h"
 
 #include "Internal.h"
+
+#include "brick/JIT/Profile.h"
 #include "brick/Compiler/Pipeline.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -764,9 +766,12 @@ runtime::Error autotunedLaunch(TunerState &tuner, const std::string &name, const
                           }, {}});
   }
   std::vector<std::pair<size_t, std::string>> failures;
-  timeInRounds(device, *memory, flush ? &*flush : nullptr, tuning, options.stream, contenders, failures);
-  std::vector<Contender *> finalists =
-      settleFinalists(device, *memory, flush ? &*flush : nullptr, tuning, options.stream, contenders, failures);
+  std::vector<Contender *> finalists;
+  {
+    profile::Pause trials; // a profile shows the launches the program makes, not the tuner's trials
+    timeInRounds(device, *memory, flush ? &*flush : nullptr, tuning, options.stream, contenders, failures);
+    finalists = settleFinalists(device, *memory, flush ? &*flush : nullptr, tuning, options.stream, contenders, failures);
+  }
   for (const auto &[index, message] : failures)
     skip(index, "failed at launch: " + message);
   for (Contender &contender : contenders) {

@@ -12,6 +12,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace brick::detail {
@@ -81,6 +82,27 @@ runtime::Error validateArguments(const std::string &name, const std::vector<Para
 runtime::Error interpretLaunch(const std::string &name, const std::vector<ParamInfo> &params, JitState &state,
                                const std::function<JitKernel()> &describe, Grid grid, const LaunchOptions &options,
                                const LaunchArg *args, size_t count);
+
+/// Whether launches on this thread are recorded (brick/JIT/Profile.h: on, and not paused by the autotuner).
+bool profiling();
+
+/// One launch to record: what the profiler needs to count it (its IR is built once per specialization).
+struct ProfiledLaunch {
+  const std::string *name;
+  const std::vector<ParamInfo> *params;
+  JitState *state;
+  const std::function<JitKernel()> *describe;
+  llvm::ArrayRef<int64_t> key; // the memory cache's key of the specialization
+  Grid grid;                   // as launched (a persistent grid made concrete)
+  const LaunchOptions *options;
+  const LaunchArg *args;
+  size_t count;
+  const runtime::Device *device;
+  std::string target; // "sm_90a", "interpreter"
+};
+
+/// Runs `run` (the launch) between two events on the launch's stream and records it, with its count.
+runtime::Error profiledLaunch(const ProfiledLaunch &launch, llvm::function_ref<runtime::Error()> run);
 
 } // namespace brick::detail
 

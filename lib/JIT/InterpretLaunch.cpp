@@ -89,9 +89,19 @@ runtime::Error interpretLaunch(const std::string &name, const std::vector<ParamI
     }
     }
   }
-  if (llvm::Error error = interpreter::run(kernel->function, {grid.x, grid.y, grid.z}, arguments, runOptions))
-    return runtime::Error("kernel '" + name + "' on the CPU interpreter: " + llvm::toString(std::move(error)));
-  return runtime::Error();
+  auto run = [&] {
+    if (llvm::Error error = interpreter::run(kernel->function, {grid.x, grid.y, grid.z}, arguments, runOptions))
+      return runtime::Error("kernel '" + name + "' on the CPU interpreter: " + llvm::toString(std::move(error)));
+    return runtime::Error();
+  };
+  if (profiling()) {
+    runtime::Expected<const runtime::Device *> device = launchDevice(options);
+    if (!device)
+      return device.error();
+    return profiledLaunch({&name, &params, &state, &describe, key, grid, &options, args, count, *device, "interpreter"},
+                          run);
+  }
+  return run();
 }
 
 } // namespace brick::detail

@@ -552,7 +552,12 @@ runtime::Error launch(const std::string &name, const std::vector<ParamInfo> &par
     grid = *concrete;
   }
   runtime::trace::Range range([&] { return "brick launch " + name; });
-  return loaded->launch({grid.x, grid.y, grid.z}, options.stream, pointers.data());
+  auto run = [&] { return loaded->launch({grid.x, grid.y, grid.z}, options.stream, pointers.data()); };
+  if (profiling()) {
+    std::string target = "sm_" + std::to_string(capability) + (capability >= 90 ? "a" : "");
+    return profiledLaunch({&name, &params, &state, &describe, key, grid, &options, args, count, *device, target}, run);
+  }
+  return run();
 }
 
 } // namespace brick::detail

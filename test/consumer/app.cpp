@@ -4,6 +4,7 @@
 
 #include "brick/JIT/Compile.h"
 #include "brick/JIT/JIT.h"
+#include "brick/JIT/Profile.h"
 
 #include <cmath>
 #include <cstdio>
@@ -31,6 +32,7 @@ int main(int argc, char **argv) {
   std::string spec = brick::describeSpecialization(brick::specializationOf(saxpy, *ys, *xs, 3.0f, n, 1024));
   if (spec != "(%16, %16, _, %16, 1024)")
     return std::fprintf(stderr, "FAIL: specialization %s\n", spec.c_str()), 1;
+  brick::profile::enable(); // the installed profiler: this launch's bytes, counted from its IR
   Error error = saxpy.launch(brick::Grid{n / 1024}, brick::LaunchOptions{.device = &device}, *ys, *xs, 3.0f, n, 1024);
   if (error)
     return std::fprintf(stderr, "FAIL: %s\n", error.message().c_str()), 1;
@@ -39,6 +41,10 @@ int main(int argc, char **argv) {
   for (int i = 0; i < n; ++i)
     if (std::fabs(y[i] - expected[i]) > 1e-5f * std::fabs(expected[i]) + 1e-6f)
       return std::fprintf(stderr, "FAIL: y[%d] = %g, expected %g\n", i, y[i], expected[i]), 1;
+  std::vector<brick::profile::Record> records = brick::profile::records();
+  // saxpy reads x and y and writes y: 3 x 4 bytes per element, with n a multiple of the block.
+  if (records.size() != 1 || records[0].dramBytes != 12.0 * n || !records[0].exact)
+    return std::fprintf(stderr, "FAIL: profile %s", brick::profile::table(records).c_str()), 1;
   std::printf("saxpy %s on the interpreter: OK\n", spec.c_str());
   return 0;
 }

@@ -51,6 +51,11 @@ public:
   int maxRegistersPerBlock() const { return maxRegisters_; }
   /// Bytes of L2 cache (0 on the interpreter).
   int l2CacheBytes() const { return l2CacheBytes_; }
+  /// The SMs' clock and the memory's peak clock in kHz, and the memory bus width in bits, as the driver reports
+  /// them (0 on the interpreter): what the profiler's peaks are computed from.
+  int clockKHz() const { return clockKHz_; }
+  int memoryClockKHz() const { return memoryClockKHz_; }
+  int memoryBusWidthBits() const { return memoryBusWidthBits_; }
   /// Makes the primary context current on the calling thread (where another is). Every runtime call that makes
   /// something on a device (buffers, streams, events, modules), launches on it, or queues work on its default
   /// stream (a buffer's copies and fills, an event recorded on no stream) does this first, so one thread may use
@@ -70,6 +75,7 @@ private:
   std::shared_ptr<Context> context_;
   std::string name_;
   int computeCapability_ = 0, multiprocessors_ = 0, maxSharedOptIn_ = 0, maxRegisters_ = 0, l2CacheBytes_ = 0;
+  int clockKHz_ = 0, memoryClockKHz_ = 0, memoryBusWidthBits_ = 0;
 };
 
 class Stream {
