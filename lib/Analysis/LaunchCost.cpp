@@ -231,6 +231,18 @@ private:
     return elements;
   }
 
+  /// Bytes of a descriptor block at `indices` that lie inside the tensor.
+  double descriptorBytes(Operation *op, Value desc, ValueRange indices) {
+    auto type = cast<TensorDescType>(desc.getType());
+    return elementsInside(op, desc.getDefiningOp<MakeTensorDescriptorOp>(), indices, type) *
+           double(getSharedElementBytes(type.getElementType()));
+  }
+
+  int descriptorArgument(Value desc) {
+    auto make = desc.getDefiningOp<MakeTensorDescriptorOp>();
+    return make ? argumentOf(make.getBase()) : unattributed_;
+  }
+
   void visit(Operation *op) {
     if (auto loop = dyn_cast<scf::ForOp>(op))
       return runLoop(loop);
@@ -254,36 +266,24 @@ private:
               elementsOf(store.getValue().getType()) * pointeeBytes(store.getPtr().getType());
           return true;
         })
-        .Case([&](AtomicRMWOp atomic) {
-          double bytes = elementsOf(atomic.getVal().getType()) * pointeeBytes(atomic.getPtr().getType());
-          int argument = argumentOf(atomic.getPtr());
-          cost_.readBytes[argument] += bytes;
-          cost_.writtenBytes[argument] += bytes;
-          evaluate(op);
-          return true;
-        })
-        .Case([&](AtomicCASOp atomic) {
-          double bytes = elementsOf(atomic.getVal().getType()) * pointeeBytes(atomic.getPtr().getType());
-          int argument = argumentOf(atomic.getPtr());
+        .Case<AtomicRMWOp, AtomicCASOp>([&](Operation *atomic) {
+          // Both read and write every element: operands (ptr, val, mask) and (ptr, cmp, val).
+          Value pointer = atomic->getOperand(0), values = isa<AtomicCASOp>(atomic) ? atomic->getOperand(2)
+                                                                                   : atomic->getOperand(1);
+          double bytes = elementsOf(values.getType()) * pointeeBytes(pointer.getType());
+          int argument = argumentOf(pointer);
           cost_.readBytes[argument] += bytes;
           cost_.writtenBytes[argument] += bytes;
           evaluate(op);
           return true;
         })
         .Case([&](DescriptorLoadOp load) {
-          auto type = cast<TensorDescType>(load.getDesc().getType());
-          auto make = load.getDesc().getDefiningOp<MakeTensorDescriptorOp>();
-          double bytes = elementsInside(op, make, load.getIndices(), type) *
-                         double(getSharedElementBytes(type.getElementType()));
-          cost_.readBytes[make ? argumentOf(make.getBase()) : unattributed_] += bytes;
+          cost_.readBytes[descriptorArgument(load.getDesc())] += descriptorBytes(op, load.getDesc(), load.getIndices());
           return true;
         })
         .Case([&](DescriptorStoreOp store) {
-          auto type = cast<TensorDescType>(store.getDesc().getType());
-          auto make = store.getDesc().getDefiningOp<MakeTensorDescriptorOp>();
-          double bytes = elementsInside(op, make, store.getIndices(), type) *
-                         double(getSharedElementBytes(type.getElementType()));
-          cost_.writtenBytes[make ? argumentOf(make.getBase()) : unattributed_] += bytes;
+          cost_.writtenBytes[descriptorArgument(store.getDesc())] +=
+              descriptorBytes(op, store.getDesc(), store.getIndices());
           return true;
         })
         .Case([&](DotOp dot) {
